@@ -1,0 +1,166 @@
+// Package generator runs tailor's pipeline, whose stages are its
+// subpackages, in order:
+//
+//	load    spec file → kin-openapi document (refs resolved, 2.0 converted)
+//	model   document → raw ir.API, one tool per operation
+//	curate  ir.API → curated ir.API (the overlay; identity without one)
+//	render  ir.API → formatted Go files
+//
+// Generate runs them all; Write puts the files on disk, leaving files whose
+// content is unchanged untouched.
+package generator
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tailormcp/tailor/generator/curate"
+	"github.com/tailormcp/tailor/generator/diag"
+	"github.com/tailormcp/tailor/generator/ir"
+	"github.com/tailormcp/tailor/generator/load"
+	"github.com/tailormcp/tailor/generator/model"
+	"github.com/tailormcp/tailor/generator/render"
+)
+
+// Options is everything one generation needs.
+type Options struct {
+	SpecPath string
+	// OutDir is where files go; used to work out the import path for --main.
+	OutDir          string
+	Package         string
+	Main            bool
+	ImportPath      string
+	Name            string
+	EnvPrefix       string
+	AllowRemoteRefs bool
+	// SkipValidation skips strict spec validation (warnings only).
+	SkipValidation bool
+	ToolVersion    string
+}
+
+// Result is what a generation produced.
+type Result struct {
+	API      *ir.API
+	Files    []render.File
+	Warnings []diag.Diagnostic
+}
+
+// Generate runs the pipeline. Warnings never stop it; errors are returned
+// as *diag.Errors listing every problem found.
+func Generate(opts Options) (*Result, error) {
+	spec, err := load.Load(opts.SpecPath, load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, SkipValidation: opts.SkipValidation})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	res.Warnings = append(res.Warnings, spec.Warnings...)
+
+	name := opts.Name
+	if name == "" && opts.Package != "" && opts.Package != "main" {
+		name = opts.Package
+	}
+	api, ws := model.Build(spec, model.Options{Name: name, EnvPrefix: opts.EnvPrefix})
+	res.Warnings = append(res.Warnings, ws...)
+
+	api, ws = curate.Apply(api)
+	res.Warnings = append(res.Warnings, ws...)
+	res.API = api
+
+	importPath := opts.ImportPath
+	if opts.Main && importPath == "" && opts.Package != "main" && opts.OutDir != "" {
+		importPath, _ = ImportPath(opts.OutDir)
+	}
+	files, err := render.Render(api, render.Options{Package: opts.Package, Main: opts.Main, ImportPath: importPath, ToolVersion: opts.ToolVersion})
+	if err != nil {
+		return nil, err
+	}
+	res.Files = files
+	res.Warnings = collapse(res.Warnings)
+	return res, nil
+}
+
+// Write puts files under dir. A file whose content is already what it would
+// be is not rewritten, so build caches and file watchers see no change.
+// It returns the paths it wrote.
+func Write(dir string, files []render.File) ([]string, error) {
+	var wrote []string
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, f.Content) {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return wrote, err
+		}
+		if err := os.WriteFile(p, f.Content, 0o644); err != nil {
+			return wrote, err
+		}
+		wrote = append(wrote, p)
+	}
+	return wrote, nil
+}
+
+// ImportPath works out the Go import path of dir from the nearest go.mod.
+func ImportPath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil {
+			mod := modulePath(data)
+			if mod == "" {
+				return "", fmt.Errorf("%s has no module line", filepath.Join(d, "go.mod"))
+			}
+			rel, _ := filepath.Rel(d, abs)
+			if rel == "." {
+				return mod, nil
+			}
+			return mod + "/" + filepath.ToSlash(rel), nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod above %s", abs)
+		}
+	}
+}
+
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "module") {
+			return strings.Trim(strings.TrimSpace(strings.TrimPrefix(line, "module")), `"`)
+		}
+	}
+	return ""
+}
+
+// collapse merges warnings that say the same thing about many operations
+// (kubernetes repeats one collision in dozens) into one line with a count.
+func collapse(ds []diag.Diagnostic) []diag.Diagnostic {
+	type key struct {
+		sev diag.Severity
+		msg string
+	}
+	first := map[key]int{}
+	count := map[key]int{}
+	var out []diag.Diagnostic
+	for _, d := range ds {
+		k := key{d.Severity, d.Message}
+		count[k]++
+		if _, ok := first[k]; ok {
+			continue
+		}
+		first[k] = len(out)
+		out = append(out, d)
+	}
+	for k, i := range first {
+		if n := count[k]; n > 1 {
+			out[i].Message += fmt.Sprintf(" (and %d more places)", n-1)
+		}
+	}
+	return out
+}

@@ -1,0 +1,185 @@
+// Package ir is tailor's intermediate representation: the tool set an MCP
+// server exposes, independent of the spec format it came from and of the Go
+// code it becomes.
+//
+// The model stage builds the raw IR (one tool per operation), the curate
+// stage rewrites it (the overlay), and the render stage turns it into Go.
+// Every node keeps where it came from (Origin) so that any later stage can
+// point its errors at the user's file.
+package ir
+
+import "encoding/json"
+
+// API is the whole tool set of one server.
+type API struct {
+	// Name is the server's implementation name reported in initialize.
+	Name string
+	// Title and Version come from the spec's info.
+	Title   string
+	Version string
+	// Instructions are sent to the client in initialize (may be empty).
+	Instructions string
+	// EnvPrefix prefixes every environment variable the server reads
+	// (PETSTORE_BASE_URL, PETSTORE_API_KEY, ...).
+	EnvPrefix string
+	// Servers are the spec's base URLs with variables set to their defaults;
+	// the first is the server's default backend.
+	Servers []string
+	// Security lists the schemes credentials can be configured for.
+	Security []SecurityScheme
+	Tools    []*Tool
+	// Source identifies the input, for the generated header.
+	Source Source
+}
+
+// Source identifies the spec (and later the overlay) a server came from.
+type Source struct {
+	SpecPath   string
+	SpecSHA256 string
+}
+
+// Tool is one MCP tool.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	Annotations Annotations
+	// InputSchema is the tool's inputSchema: a JSON object schema, compact,
+	// with keys in sorted order.
+	InputSchema json.RawMessage
+	// OutputSchema is the tool's outputSchema, or nil when the response is
+	// not JSON.
+	OutputSchema json.RawMessage
+	// Call is the HTTP request the tool makes.
+	Call *Call
+	Origin Origin
+}
+
+// Annotations are MCP tool annotation hints.
+type Annotations struct {
+	ReadOnly    bool
+	Destructive bool
+	Idempotent  bool
+	OpenWorld   bool
+}
+
+// Origin says where an IR node came from.
+type Origin struct {
+	// Pointer is a JSON pointer into the spec ("#/paths/~1pets/get").
+	Pointer string
+	File    string
+	Line    int
+	Col     int
+}
+
+// Call is one HTTP operation of the API.
+type Call struct {
+	OperationID string
+	Method      string
+	// Path is the path template relative to the server URL ("/pets/{petId}").
+	Path   string
+	Params []*Param
+	Body   *Body
+	// Security lists the alternatives of the operation's security
+	// requirement; each alternative is a set of scheme names that must all be
+	// applied. Empty means no credentials.
+	Security [][]string
+	// Result describes how the successful response is shaped for the model.
+	Result Result
+}
+
+// Location is where a parameter goes in the request.
+type Location string
+
+const (
+	InPath   Location = "path"
+	InQuery  Location = "query"
+	InHeader Location = "header"
+	InCookie Location = "cookie"
+)
+
+// Param is one path, query, header or cookie parameter.
+type Param struct {
+	// Arg is the property name the model fills in inputSchema.
+	Arg string
+	// Name is the parameter's name on the wire.
+	Name string
+	In   Location
+	// Style and Explode follow OpenAPI's serialization rules.
+	Style         string
+	Explode       bool
+	AllowReserved bool
+	Required      bool
+	// JSONContent is set when the parameter is declared with `content:
+	// application/json`: the value is sent JSON-encoded.
+	JSONContent bool
+}
+
+// BodyEncoding is how a request body is serialized.
+type BodyEncoding string
+
+const (
+	JSONBody      BodyEncoding = "json"
+	FormBody      BodyEncoding = "form"
+	MultipartBody BodyEncoding = "multipart"
+	RawBody       BodyEncoding = "raw"
+)
+
+// Body is the request body.
+type Body struct {
+	ContentType string
+	Encoding    BodyEncoding
+	Required    bool
+	// Arg is set when the whole body is one argument (arrays, unions, free
+	// maps). Otherwise Fields lists the body's top-level properties, each its
+	// own argument.
+	Arg    string
+	Fields []*BodyField
+}
+
+// BodyField maps a tool argument to a top-level body property.
+type BodyField struct {
+	Arg  string
+	Name string
+	// Style and Explode apply to form encodings (OpenAPI `encoding`).
+	Style   string
+	Explode bool
+}
+
+// Result describes the successful response.
+type Result struct {
+	// ContentType is the success response's media type ("" when none).
+	ContentType string
+	// Wrap names the property a non-object JSON response is put under in
+	// structuredContent ("items" for arrays, "value" otherwise); empty when
+	// the response is an object or not JSON.
+	Wrap string
+}
+
+// SchemeKind is how a credential is sent.
+type SchemeKind string
+
+const (
+	// BearerScheme sends "Authorization: Bearer <token>" (http bearer,
+	// oauth2 and openIdConnect schemes: the server is given a token).
+	BearerScheme SchemeKind = "bearer"
+	// BasicScheme sends HTTP basic credentials.
+	BasicScheme SchemeKind = "basic"
+	// APIKeyScheme sends a key in a header, query parameter or cookie.
+	APIKeyScheme SchemeKind = "apiKey"
+)
+
+// SecurityScheme is a way of authenticating to the API, configured from
+// environment variables.
+type SecurityScheme struct {
+	// Name is the scheme's key in the spec's securitySchemes.
+	Name string
+	Kind SchemeKind
+	// In and ParamName say where an API key goes.
+	In        Location
+	ParamName string
+	// Env is the environment variable holding the token or key; for basic,
+	// EnvUser and Env (the password) are both used.
+	Env     string
+	EnvUser string
+}

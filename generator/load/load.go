@@ -1,0 +1,196 @@
+// Package load is the first stage of the pipeline: it reads an OpenAPI
+// description (3.0.x, 3.1.x, or Swagger 2.0, in YAML or JSON, told apart by
+// content) into a kin-openapi document, resolving relative $refs across
+// files and refusing remote ones unless asked. Problems that do not block
+// generation come back as warnings with a position; problems that do are
+// errors of the form file:line:col.
+package load
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/tailormcp/tailor/generator/diag"
+)
+
+// Options tunes loading.
+type Options struct {
+	// AllowRemoteRefs lets $refs fetch http(s) URLs. Off by default: a spec
+	// should not make the generator issue requests on its behalf (SSRF).
+	AllowRemoteRefs bool
+	// SkipValidation skips kin-openapi's strict validation, which only ever
+	// produces warnings and dominates load time on large specs.
+	SkipValidation bool
+}
+
+// Spec is a loaded description.
+type Spec struct {
+	Doc *openapi3.T
+	// Path is the spec's path as the user gave it; used in messages.
+	Path string
+	// Version is the description's own version string ("2.0", "3.0.3", "3.1.0").
+	Version string
+	// SHA256 is the hex digest of the root file's bytes.
+	SHA256 string
+	// Warnings are problems that did not stop loading.
+	Warnings []diag.Diagnostic
+}
+
+// Load reads the description at path.
+func Load(path string, opts Options) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, diag.At(diag.Pos{File: path}, "cannot read spec: %v", unwrapPathError(err))
+	}
+	return LoadData(path, data, opts)
+}
+
+// LoadData is Load for bytes already in memory; path is used to resolve
+// relative $refs and in messages.
+func LoadData(path string, data []byte, opts Options) (*Spec, error) {
+	sum := sha256.Sum256(data)
+	spec := &Spec{Path: path, SHA256: hex.EncodeToString(sum[:])}
+
+	kind, version, err := sniff(path, data)
+	if err != nil {
+		return nil, err
+	}
+	spec.Version = version
+
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, diag.At(diag.Pos{File: path}, "%v", err)
+	}
+	location := &url.URL{Path: filepath.ToSlash(abs)}
+
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = true
+	loader.IncludeOrigin = true
+	loader.ReadFromURIFunc = refReader(opts.AllowRemoteRefs)
+
+	var doc *openapi3.T
+	switch kind {
+	case swagger2:
+		doc, err = loadSwagger2(loader, data, location)
+	default:
+		doc, err = loader.LoadFromDataWithPath(data, location)
+	}
+	if err != nil {
+		return nil, explainLoadError(path, data, err)
+	}
+	spec.Doc = doc
+
+	if !opts.SkipValidation {
+		spec.Warnings = append(spec.Warnings, validate(path, doc)...)
+	}
+	return spec, nil
+}
+
+func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, err error) {
+	var doc2 openapi2.T
+	if err := openapi2.UnmarshalFromData(data, &doc2); err != nil {
+		return nil, err
+	}
+	// The converter and the ref resolver index into maps they assume are
+	// well formed; a malformed 2.0 file must be an error, not a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
+		}
+	}()
+	return openapi2conv.ToV3WithLoader(&doc2, loader, location)
+}
+
+// refReader reads referenced files from disk and refuses remote URLs unless
+// allowRemote is set.
+func refReader(allowRemote bool) openapi3.ReadFromURIFunc {
+	remote := openapi3.ReadFromHTTP(nil)
+	return func(loader *openapi3.Loader, location *url.URL) ([]byte, error) {
+		switch location.Scheme {
+		case "", "file":
+			return openapi3.ReadFromFile(loader, location)
+		case "http", "https":
+			if !allowRemote {
+				return nil, &RemoteRefError{URL: location.String()}
+			}
+			return remote(loader, location)
+		}
+		return nil, fmt.Errorf("unsupported $ref scheme %q in %s", location.Scheme, location)
+	}
+}
+
+// RemoteRefError is returned when a spec refers to an http(s) URL and remote
+// refs were not allowed.
+type RemoteRefError struct{ URL string }
+
+func (e *RemoteRefError) Error() string {
+	return fmt.Sprintf("remote $ref %s refused: tailor does not fetch URLs named by a spec unless run with --allow-remote-refs", e.URL)
+}
+
+// validate runs kin-openapi's strict validation and turns what it finds into
+// warnings: real specs that fail it are still used every day.
+func validate(path string, doc *openapi3.T) (out []diag.Diagnostic) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: path},
+				Message: fmt.Sprintf("spec validation crashed and was skipped: %v", r)})
+		}
+	}()
+	ctx := openapi3.WithValidationOptions(context.Background(),
+		openapi3.EnableMultiError(),
+		openapi3.DisableExamplesValidation(),
+		openapi3.AllowExtraSiblingFields("description", "summary", "nullable", "example", "examples", "default", "deprecated", "readOnly", "writeOnly", "title"),
+	)
+	err := doc.Validate(ctx)
+	if err == nil {
+		return nil
+	}
+	var me openapi3.MultiError
+	errs := []error{err}
+	if errors.As(err, &me) {
+		errs = flattenMulti(me)
+	}
+	seen := map[string]bool{}
+	for _, e := range errs {
+		msg := strings.TrimSpace(e.Error())
+		if seen[msg] {
+			continue
+		}
+		seen[msg] = true
+		out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: path},
+			Message: "spec does not pass strict validation (generating anyway): " + msg})
+	}
+	return out
+}
+
+func flattenMulti(me openapi3.MultiError) []error {
+	var out []error
+	for _, e := range me {
+		var inner openapi3.MultiError
+		if errors.As(e, &inner) {
+			out = append(out, flattenMulti(inner)...)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

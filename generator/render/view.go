@@ -1,0 +1,214 @@
+package render
+
+import (
+	"fmt"
+	"go/token"
+	"strings"
+
+	"github.com/tailormcp/tailor/generator/ir"
+)
+
+// view is the data every template sees: the IR flattened into strings the
+// templates print as they are.
+type view struct {
+	Package        string
+	ImportPath     string
+	SamePackage    bool
+	ToolVersion    string
+	SpecPath       string
+	SpecSHA256     string
+	Name           string
+	Title          string
+	TitleOrName    string
+	Version        string
+	Instructions   string
+	EnvPrefix      string
+	DefaultBaseURL string
+	Schemes        []schemeView
+	Tools          []toolView
+}
+
+type schemeView struct {
+	ir.SecurityScheme
+	KindConst string
+}
+
+type toolView struct {
+	Name, Title, Description                    string
+	ReadOnly, Destructive, Idempotent, OpenWorld bool
+	InputSchema, OutputSchema                   string
+	Security                                    string
+	Wrap                                        string
+	Method, MethodExpr, Path, OperationID       string
+	DefVar, Handler                             string
+	Steps                                       []string
+}
+
+func newView(api *ir.API, opts Options) *view {
+	v := &view{
+		Package: opts.Package, ImportPath: opts.ImportPath, SamePackage: opts.Package == "main",
+		ToolVersion: opts.ToolVersion, SpecPath: api.Source.SpecPath, SpecSHA256: api.Source.SpecSHA256,
+		Name: api.Name, Title: api.Title, Version: api.Version, Instructions: api.Instructions,
+		EnvPrefix: api.EnvPrefix,
+	}
+	v.TitleOrName = v.Title
+	if v.TitleOrName == "" {
+		v.TitleOrName = v.Name
+	}
+	if len(api.Servers) > 0 {
+		v.DefaultBaseURL = api.Servers[0]
+	}
+	for _, s := range api.Security {
+		k := map[ir.SchemeKind]string{ir.BearerScheme: "Bearer", ir.BasicScheme: "Basic", ir.APIKeyScheme: "APIKey"}[s.Kind]
+		v.Schemes = append(v.Schemes, schemeView{SecurityScheme: s, KindConst: k})
+	}
+	idents := newIdents()
+	for _, t := range api.Tools {
+		base := idents.take(camel(t.Name))
+		tv := toolView{
+			Name: t.Name, Title: t.Title, Description: t.Description,
+			ReadOnly: t.Annotations.ReadOnly, Destructive: t.Annotations.Destructive,
+			Idempotent: t.Annotations.Idempotent, OpenWorld: t.Annotations.OpenWorld,
+			InputSchema: string(t.InputSchema), OutputSchema: string(t.OutputSchema),
+			Method: t.Call.Method, MethodExpr: methodExpr(t.Call.Method), Path: t.Call.Path,
+			OperationID: t.Call.OperationID, Wrap: t.Call.Result.Wrap,
+			Handler: base, DefVar: base + "Tool",
+		}
+		if len(t.Call.Security) > 0 {
+			var alts []string
+			for _, alt := range t.Call.Security {
+				var q []string
+				for _, n := range alt {
+					q = append(q, goString(n))
+				}
+				alts = append(alts, "{"+strings.Join(q, ", ")+"}")
+			}
+			tv.Security = "[][]string{" + strings.Join(alts, ", ") + "}"
+		}
+		tv.Steps = steps(t.Call)
+		v.Tools = append(v.Tools, tv)
+	}
+	return v
+}
+
+// steps are the handler's statements, one per parameter or body value.
+func steps(c *ir.Call) []string {
+	var out []string
+	for _, p := range c.Params {
+		method := map[ir.Location]string{ir.InPath: "Path", ir.InQuery: "Query", ir.InHeader: "Header", ir.InCookie: "Cookie"}[p.In]
+		out = append(out, fmt.Sprintf("r.%s(%s, c.Arg(%s), %s)", method, goString(p.Name), goString(p.Arg), styleExpr(p.Style, p.Explode, p.JSONContent)))
+	}
+	if b := c.Body; b != nil {
+		out = append(out, fmt.Sprintf("r.Body(mcpkit.%s, %s, %t)", bodyKind(b.Encoding), goString(b.ContentType), b.Required))
+		if b.Arg != "" {
+			out = append(out, fmt.Sprintf("r.WholeBody(c.Arg(%s))", goString(b.Arg)))
+		}
+		for _, f := range b.Fields {
+			if b.Encoding == ir.FormBody {
+				out = append(out, fmt.Sprintf("r.FormField(%s, c.Arg(%s), %s)", goString(f.Name), goString(f.Arg), styleExpr(f.Style, f.Explode, false)))
+				continue
+			}
+			out = append(out, fmt.Sprintf("r.Field(%s, c.Arg(%s))", goString(f.Name), goString(f.Arg)))
+		}
+	}
+	return out
+}
+
+func bodyKind(e ir.BodyEncoding) string {
+	switch e {
+	case ir.FormBody:
+		return "Form"
+	case ir.MultipartBody:
+		return "Multipart"
+	case ir.RawBody:
+		return "Raw"
+	}
+	return "JSON"
+}
+
+// styleExpr names one of mcpkit's predefined styles when it fits.
+func styleExpr(style string, explode, json bool) string {
+	if json {
+		return "mcpkit.JSONValue"
+	}
+	switch {
+	case style == "" || style == "simple" && !explode:
+		return "mcpkit.Simple"
+	case style == "simple":
+		return "mcpkit.SimpleExplode"
+	case style == "form" && explode:
+		return "mcpkit.FormStyle"
+	case style == "form":
+		return "mcpkit.FormNoExplode"
+	case style == "deepObject":
+		return "mcpkit.DeepObject"
+	}
+	return fmt.Sprintf("mcpkit.Style{Name: %q, Explode: %t}", style, explode)
+}
+
+func methodExpr(m string) string {
+	switch m {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE":
+		return "http.Method" + m[:1] + strings.ToLower(m[1:])
+	}
+	return goString(m)
+}
+
+// camel turns a snake_case tool name into a Go identifier: list_pets → listPets.
+func camel(s string) string {
+	var b strings.Builder
+	up := false
+	for _, r := range s {
+		switch {
+		case r == '_' || r == '-':
+			up = b.Len() > 0
+		case up:
+			b.WriteString(strings.ToUpper(string(r)))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	id := b.String()
+	if id == "" || id[0] >= '0' && id[0] <= '9' {
+		id = "op" + strings.ToUpper(id[:min(1, len(id))]) + id[min(1, len(id)):]
+	}
+	return id
+}
+
+// idents hands out package-level identifiers that clash with nothing the
+// generated files declare or import, nor with Go keywords.
+type idents map[string]bool
+
+func newIdents() idents {
+	taken := idents{}
+	for _, n := range []string{"API", "Register", "New", "mcp", "mcpkit", "http", "main", "server", "init"} {
+		taken[n] = true
+	}
+	return taken
+}
+
+func (ids idents) take(base string) string {
+	if isKeyword(base) || isPredeclared(base) {
+		base += "_"
+	}
+	name := base
+	for i := 2; ids[name] || ids[name+"Tool"]; i++ {
+		name = fmt.Sprintf("%s%d", base, i)
+	}
+	ids[name], ids[name+"Tool"] = true, true
+	return name
+}
+
+func isKeyword(s string) bool { return token.IsKeyword(s) }
+
+func isPredeclared(s string) bool {
+	switch s {
+	case "bool", "byte", "complex64", "complex128", "error", "float32", "float64", "int", "int8", "int16",
+		"int32", "int64", "rune", "string", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "any",
+		"comparable", "true", "false", "iota", "nil", "append", "cap", "clear", "close", "complex", "copy",
+		"delete", "imag", "len", "make", "max", "min", "new", "panic", "print", "println", "real", "recover":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,104 @@
+package mcpkit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Call is one tool invocation in progress.
+type Call struct {
+	ctx    context.Context
+	kit    *Kit
+	tool   *Tool
+	header http.Header // the incoming MCP HTTP request's headers, if any
+	// args hold numbers as json.Number so that 64-bit ids reach the backend
+	// exactly as the model wrote them.
+	args map[string]any
+}
+
+// Value is an argument as the model gave it; Set is false when absent.
+type Value struct {
+	V   any
+	Set bool
+}
+
+// Arg returns the named argument.
+func (c *Call) Arg(name string) Value {
+	v, ok := c.args[name]
+	return Value{V: v, Set: ok}
+}
+
+// Context is the call's context (cancelled when the client cancels).
+func (c *Call) Context() context.Context { return c.ctx }
+
+// newCall decodes and validates the arguments. An invalid call becomes a
+// tool result that names the field and what was expected, so the model can
+// correct it; it is never a protocol error.
+func (k *Kit) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*Call, *mcp.CallToolResult) {
+	c := &Call{ctx: ctx, kit: k, tool: t, args: map[string]any{}}
+	if req.Extra != nil {
+		c.header = req.Extra.Header
+	}
+	raw := req.Params.Arguments
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&c.args); err != nil || c.args == nil {
+		return nil, errorResult("Invalid arguments: they must be a JSON object of named arguments. Call the tool again with an object matching its input schema.")
+	}
+	// Validation needs plain float64 numbers; decode a second copy for it.
+	var plain map[string]any
+	_ = json.Unmarshal(raw, &plain)
+	v, err := t.resolved()
+	if err != nil {
+		// A schema the validator cannot compile must not block the tool:
+		// the backend still validates.
+		k.log.Warn("input schema not usable for validation; arguments go to the API unchecked", "tool", t.Name, "error", err.Error())
+		return c, nil
+	}
+	if err := v.Validate(plain); err != nil {
+		return nil, errorResult(fmt.Sprintf("Invalid arguments for %s: %s. Nothing was sent to the API. Fix the arguments to match the tool's input schema and call it again.", t.Name, explainValidation(err, plain)))
+	}
+	return c, nil
+}
+
+// explainValidation rewrites validator output into one sentence naming the
+// field path; unknown arguments are listed with the ones that exist.
+func explainValidation(err error, args map[string]any) string {
+	msg := err.Error()
+	msg = strings.ReplaceAll(msg, "validating root: ", "")
+	msg = strings.ReplaceAll(msg, "validating /properties/", "argument ")
+	msg = strings.TrimSuffix(strings.TrimSpace(msg), ".")
+	if len(msg) > 600 {
+		msg = msg[:600] + "…"
+	}
+	_ = args
+	return msg
+}
+
+// argNames lists argument names in order, for messages.
+func argNames(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}

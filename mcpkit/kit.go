@@ -1,0 +1,169 @@
+package mcpkit
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// API is the static description of a generated server.
+type API struct {
+	Name         string
+	Title        string
+	Version      string
+	Instructions string
+	// EnvPrefix prefixes every environment variable the server reads.
+	EnvPrefix string
+	// DefaultBaseURL comes from the spec's servers (may be relative or empty).
+	DefaultBaseURL string
+	Schemes        []Scheme
+}
+
+// SchemeKind is how a credential is sent.
+type SchemeKind string
+
+const (
+	Bearer SchemeKind = "bearer"
+	Basic  SchemeKind = "basic"
+	APIKey SchemeKind = "apiKey"
+)
+
+// Scheme is a security scheme whose credentials come from the environment.
+type Scheme struct {
+	Name      string
+	Kind      SchemeKind
+	In        string // apiKey: "header", "query" or "cookie"
+	ParamName string // apiKey: the header, query or cookie name
+	Env       string // token, key, or (basic) password
+	EnvUser   string // basic: username
+}
+
+// Config is the run-time configuration of a server.
+type Config struct {
+	// BaseURL is the backend's base URL; every tool's path is appended to it.
+	BaseURL string
+	// Timeout bounds each backend request (default 30s).
+	Timeout time.Duration
+	// Retries is how many times a read-only call is retried after a
+	// connection failure or a 502/503/504 (default 2). Writes are never
+	// retried once sent.
+	Retries int
+	// PassThroughAuth forwards the Authorization header of the incoming MCP
+	// HTTP request to the backend (HTTP transport only; off by default).
+	PassThroughAuth bool
+	// Getenv reads credentials; defaults to os.Getenv.
+	Getenv func(string) string
+	// HTTPClient sends backend requests (default: a client with Timeout).
+	HTTPClient *http.Client
+	// Log receives structured logs; default stderr. Never stdout: in stdio
+	// mode stdout carries the protocol.
+	Log io.Writer
+}
+
+// Kit is the shared run-time state of one server: configuration,
+// credentials and the HTTP client.
+type Kit struct {
+	api     API
+	cfg     Config
+	base    *url.URL
+	client  *http.Client
+	log     *slog.Logger
+	creds   map[string]credential
+	secrets []string
+}
+
+type credential struct {
+	scheme Scheme
+	value  string
+	user   string
+}
+
+// NewKit checks cfg against api and reads credentials from the environment.
+func NewKit(api API, cfg Config) (*Kit, error) {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.Retries < 0 {
+		cfg.Retries = 0
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
+	if cfg.Log == nil {
+		cfg.Log = os.Stderr
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = api.DefaultBaseURL
+	}
+	base, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
+	if err != nil || base.Scheme == "" || base.Host == "" {
+		return nil, fmt.Errorf("backend base URL %q is not an absolute http(s) URL: set --base-url or %s_BASE_URL", cfg.BaseURL, api.EnvPrefix)
+	}
+	if base.Scheme != "http" && base.Scheme != "https" {
+		return nil, fmt.Errorf("backend base URL %q must use http or https", cfg.BaseURL)
+	}
+	base.RawQuery, base.Fragment = "", ""
+	k := &Kit{api: api, cfg: cfg, base: base, creds: map[string]credential{}}
+	k.client = cfg.HTTPClient
+	if k.client == nil {
+		k.client = &http.Client{Timeout: cfg.Timeout}
+	}
+	k.log = slog.New(slog.NewJSONHandler(cfg.Log, nil))
+	for _, s := range api.Schemes {
+		c := credential{scheme: s, value: cfg.Getenv(s.Env)}
+		if s.Kind == Basic {
+			c.user = cfg.Getenv(s.EnvUser)
+			if c.user == "" && c.value == "" {
+				continue
+			}
+		} else if c.value == "" {
+			continue
+		}
+		k.creds[s.Name] = c
+		for _, v := range []string{c.value, c.user} {
+			if len(v) >= 4 {
+				k.secrets = append(k.secrets, v)
+			}
+		}
+	}
+	return k, nil
+}
+
+// Logger is the server's structured logger (stderr by default).
+func (k *Kit) Logger() *slog.Logger { return k.log }
+
+// redact removes configured secrets from text that may reach the model or
+// the logs: a backend that echoes a key back must not leak it.
+func (k *Kit) redact(s string) string {
+	for _, v := range k.secrets {
+		s = strings.ReplaceAll(s, v, "[redacted]")
+	}
+	return s
+}
+
+// missingCredentials names the environment variables that would satisfy
+// the tool's security requirement, for the message of a 401/403.
+func (k *Kit) missingCredentials(t *Tool) []string {
+	if len(t.Security) == 0 {
+		return nil
+	}
+	var envs []string
+	for _, alt := range t.Security {
+		for _, name := range alt {
+			if _, ok := k.creds[name]; ok {
+				return nil
+			}
+			for _, s := range k.api.Schemes {
+				if s.Name == name {
+					envs = append(envs, s.Env)
+				}
+			}
+		}
+	}
+	return envs
+}

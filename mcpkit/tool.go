@@ -1,0 +1,97 @@
+package mcpkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool is the static description of one generated tool.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	ReadOnly    bool
+	Destructive bool
+	Idempotent  bool
+	OpenWorld   bool
+	// InputSchema and OutputSchema are JSON Schema 2020-12 documents.
+	InputSchema  string
+	OutputSchema string
+	// Security lists alternative sets of security scheme names; the first
+	// set whose credentials are all configured is applied.
+	Security [][]string
+	// Wrap names the structuredContent property a non-object JSON response
+	// goes under ("items", "value"), or is empty.
+	Wrap string
+
+	once      sync.Once
+	validator *jsonschema.Resolved
+	schemaErr error
+}
+
+// Handler performs one tool call.
+type Handler func(c *Call) *mcp.CallToolResult
+
+// definition is the tool as the protocol lists it. Schemas are passed as raw
+// JSON: they were validated when generated, and re-encoding them per tool at
+// start-up would cost time in proportion to the tool count.
+func (t *Tool) definition() *mcp.Tool {
+	open := t.OpenWorld
+	def := &mcp.Tool{
+		Name:        t.Name,
+		Title:       t.Title,
+		Description: t.Description,
+		InputSchema: json.RawMessage(t.InputSchema),
+		Annotations: &mcp.ToolAnnotations{
+			Title:          t.Title,
+			ReadOnlyHint:   t.ReadOnly,
+			IdempotentHint: t.Idempotent,
+			OpenWorldHint:  &open,
+		},
+	}
+	if !t.ReadOnly {
+		d := t.Destructive
+		def.Annotations.DestructiveHint = &d
+	}
+	if t.OutputSchema != "" {
+		def.OutputSchema = json.RawMessage(t.OutputSchema)
+	}
+	return def
+}
+
+// resolved compiles the input schema on first use, so that start-up does
+// not pay for tools that are never called.
+func (t *Tool) resolved() (*jsonschema.Resolved, error) {
+	t.once.Do(func() {
+		var s jsonschema.Schema
+		if err := json.Unmarshal([]byte(t.InputSchema), &s); err != nil {
+			t.schemaErr = err
+			return
+		}
+		t.validator, t.schemaErr = s.Resolve(nil)
+	})
+	return t.validator, t.schemaErr
+}
+
+// AddTool registers t on s; calls run h with validated arguments.
+func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
+	s.AddTool(t.definition(), func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				k.log.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				res, err = errorResult("The tool failed because of an internal error in the MCP server (this is a bug, not a problem with your arguments). Do not retry; tell the user the tool is broken."), nil
+			}
+		}()
+		c, bad := k.newCall(ctx, req, t)
+		if bad != nil {
+			return bad, nil
+		}
+		return h(c), nil
+	})
+}
