@@ -51,7 +51,7 @@ type Tool struct {
 	// not JSON.
 	OutputSchema json.RawMessage
 	// Call is the HTTP request the tool makes.
-	Call *Call
+	Call   *Call
 	Origin Origin
 }
 

@@ -34,14 +34,14 @@ type schemeView struct {
 }
 
 type toolView struct {
-	Name, Title, Description                    string
+	Name, Title, Description                     string
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
-	InputSchema, OutputSchema                   string
-	Security                                    string
-	Wrap                                        string
-	Method, MethodExpr, Path, OperationID       string
-	DefVar, Handler                             string
-	Steps                                       []string
+	InputSchema, OutputSchema                    string
+	Security                                     string
+	Wrap                                         string
+	Method, MethodExpr, Path, OperationID        string
+	DefVar, Handler                              string
+	Steps                                        []string
 }
 
 func newView(api *ir.API, opts Options) *view {
