@@ -68,6 +68,13 @@ func Generate(opts Options) (*Result, error) {
 	api, ws = curate.Apply(api)
 	res.Warnings = append(res.Warnings, ws...)
 	res.API = api
+	// The header names the spec relative to the output, so that it reads the
+	// same on every machine that generates from the same checkout.
+	if opts.OutDir != "" {
+		if rel, err := filepath.Rel(opts.OutDir, opts.SpecPath); err == nil {
+			api.Source.SpecPath = filepath.ToSlash(rel)
+		}
+	}
 
 	importPath := opts.ImportPath
 	if opts.Main && importPath == "" && opts.Package != "main" && opts.OutDir != "" {

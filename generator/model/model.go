@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -240,11 +242,24 @@ func position(o *openapi3.Origin, file string) diag.Pos {
 	if o == nil || o.Key == nil {
 		return diag.Pos{File: file}
 	}
-	f := file
-	if o.Key.File != "" {
-		f = o.Key.File
+	return diag.Pos{File: displayPath(o.Key.File, file), Line: o.Key.Line, Col: o.Key.Column}
+}
+
+// displayPath names a file the way the user would: the spec path as they
+// gave it, or another file relative to the working directory.
+func displayPath(file, spec string) string {
+	if file == "" {
+		return spec
 	}
-	return diag.Pos{File: f, Line: o.Key.Line, Col: o.Key.Column}
+	if abs, err := filepath.Abs(spec); err == nil && abs == filepath.FromSlash(file) {
+		return spec
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, filepath.FromSlash(file)); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return file
 }
 
 var spaces = regexp.MustCompile(`\s+`)
