@@ -71,8 +71,12 @@ func Generate(opts Options) (*Result, error) {
 	// The header names the spec relative to the output, so that it reads the
 	// same on every machine that generates from the same checkout.
 	if opts.OutDir != "" {
-		if rel, err := filepath.Rel(opts.OutDir, opts.SpecPath); err == nil {
-			api.Source.SpecPath = filepath.ToSlash(rel)
+		out, err1 := filepath.Abs(opts.OutDir)
+		spec, err2 := filepath.Abs(opts.SpecPath)
+		if err1 == nil && err2 == nil {
+			if rel, err := filepath.Rel(out, spec); err == nil {
+				api.Source.SpecPath = filepath.ToSlash(rel)
+			}
 		}
 	}
 
