@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,50 +49,27 @@ func (k *Kit) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		raw = json.RawMessage("{}")
 	}
+	// Numbers stay json.Number so that 64-bit ids reach the backend exactly
+	// as the model wrote them; the validator reads the same values.
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&c.args); err != nil || c.args == nil {
 		return nil, errorResult("Invalid arguments: they must be a JSON object of named arguments. Call the tool again with an object matching its input schema.")
 	}
-	// Validation needs plain float64 numbers; decode a second copy for it.
-	var plain map[string]any
-	_ = json.Unmarshal(raw, &plain)
-	v, err := t.resolved()
+	v, err := t.compiled()
 	if err != nil {
 		// A schema the validator cannot compile must not block the tool:
 		// the backend still validates.
 		k.log.Warn("input schema not usable for validation; arguments go to the API unchecked", "tool", t.Name, "error", err.Error())
 		return c, nil
 	}
-	if err := v.Validate(plain); err != nil {
-		return nil, errorResult(fmt.Sprintf("Invalid arguments for %s: %s. Nothing was sent to the API. Fix the arguments to match the tool's input schema and call it again.", t.Name, explainValidation(err, plain)))
+	if problems := v.validate(anyMap(c.args)); len(problems) > 0 {
+		return nil, errorResult(fmt.Sprintf("Invalid arguments for %s: %s. Nothing was sent to the API. Fix the arguments to match the tool's input schema and call it again.", t.Name, strings.Join(problems, "; ")))
 	}
 	return c, nil
 }
 
-// explainValidation rewrites validator output into one sentence naming the
-// field path; unknown arguments are listed with the ones that exist.
-func explainValidation(err error, args map[string]any) string {
-	msg := err.Error()
-	msg = strings.ReplaceAll(msg, "validating root: ", "")
-	msg = strings.ReplaceAll(msg, "validating /properties/", "argument ")
-	msg = strings.TrimSuffix(strings.TrimSpace(msg), ".")
-	if len(msg) > 600 {
-		msg = msg[:600] + "…"
-	}
-	_ = args
-	return msg
-}
-
-// argNames lists argument names in order, for messages.
-func argNames(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func anyMap(m map[string]any) any { return m }
 
 func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}

@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -31,7 +30,7 @@ type Tool struct {
 	Wrap string
 
 	once      sync.Once
-	validator *jsonschema.Resolved
+	validator *validator
 	schemaErr error
 }
 
@@ -67,14 +66,9 @@ func (t *Tool) definition() *mcp.Tool {
 
 // resolved compiles the input schema on first use, so that start-up does
 // not pay for tools that are never called.
-func (t *Tool) resolved() (*jsonschema.Resolved, error) {
+func (t *Tool) compiled() (*validator, error) {
 	t.once.Do(func() {
-		var s jsonschema.Schema
-		if err := json.Unmarshal([]byte(t.InputSchema), &s); err != nil {
-			t.schemaErr = err
-			return
-		}
-		t.validator, t.schemaErr = s.Resolve(nil)
+		t.validator, t.schemaErr = compileSchema(t.Name, t.InputSchema)
 	})
 	return t.validator, t.schemaErr
 }
