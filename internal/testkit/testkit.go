@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,6 +144,13 @@ var listening = regexp.MustCompile(`"url":"(http://[^"]+)"`)
 // go-sdk client over streamable HTTP.
 func StartHTTP(t testing.TB, bin string, env []string, args ...string) *Server {
 	t.Helper()
+	return StartHTTPClient(t, bin, env, nil, args...)
+}
+
+// StartHTTPClient is StartHTTP with the HTTP client the MCP client uses
+// (to send headers of the caller, such as Authorization).
+func StartHTTPClient(t testing.TB, bin string, env []string, hc *http.Client, args ...string) *Server {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
@@ -174,7 +182,7 @@ func StartHTTP(t testing.TB, bin string, env []string, args ...string) *Server {
 	client := mcp.NewClient(&mcp.Implementation{Name: "tailor-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	sess, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	sess, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, nil)
 	if err != nil {
 		t.Fatalf("connect over HTTP: %v\nstderr:\n%s", err, buf.String())
 	}
