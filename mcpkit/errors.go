@@ -27,7 +27,7 @@ func (c *Call) failure(r *Request, resp response) *mcp.CallToolResult {
 	status := fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status))
 	said := ""
 	if detail != "" {
-		said = " The API said: " + detail
+		said = " The API said: " + strings.TrimRight(detail, ". ") + "."
 	}
 	var msg string
 	switch s := resp.status; {
