@@ -289,7 +289,10 @@ func TestFailures(t *testing.T) {
 			jsonReply(401, `{"message":"key `+apiKey+` is revoked"}`),
 			[]string{"[redacted] is revoked"}, 1, []string{apiKey}},
 		{"non-JSON error body", "get_order", map[string]any{"order_id": "1"},
-			func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(502); io.WriteString(w, "<html>Bad gateway</html>") },
+			func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(502)
+				io.WriteString(w, "<html>Bad gateway</html>")
+			},
 			[]string{"HTTP 502", "Bad gateway"}, 3, nil},
 	}
 	for _, c := range cases {
