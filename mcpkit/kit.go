@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -75,6 +76,9 @@ type Kit struct {
 	log     *slog.Logger
 	creds   map[string]credential
 	secrets []string
+	// registered is set once the generated tools are registered; see
+	// schemaJSON.
+	registered atomic.Bool
 }
 
 type credential struct {

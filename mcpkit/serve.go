@@ -34,6 +34,7 @@ func NewServer(api API, cfg Config, register Register) (*mcp.Server, *Kit, error
 	s := mcp.NewServer(&mcp.Implementation{Name: api.Name, Title: api.Title, Version: version},
 		&mcp.ServerOptions{Instructions: api.Instructions, Logger: k.log})
 	register(s, k)
+	k.registered.Store(true)
 	return s, k, nil
 }
 

@@ -2,10 +2,10 @@ package mcpkit
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -37,16 +37,14 @@ type Tool struct {
 // Handler performs one tool call.
 type Handler func(c *Call) *mcp.CallToolResult
 
-// definition is the tool as the protocol lists it. Schemas are passed as raw
-// JSON: they were validated when generated, and re-encoding them per tool at
-// start-up would cost time in proportion to the tool count.
-func (t *Tool) definition() *mcp.Tool {
+// definition is the tool as the protocol lists it.
+func (t *Tool) definition(registered *atomic.Bool) *mcp.Tool {
 	open := t.OpenWorld
 	def := &mcp.Tool{
 		Name:        t.Name,
 		Title:       t.Title,
 		Description: t.Description,
-		InputSchema: json.RawMessage(t.InputSchema),
+		InputSchema: schemaJSON{raw: t.InputSchema, registered: registered},
 		Annotations: &mcp.ToolAnnotations{
 			Title:          t.Title,
 			ReadOnlyHint:   t.ReadOnly,
@@ -59,7 +57,7 @@ func (t *Tool) definition() *mcp.Tool {
 		def.Annotations.DestructiveHint = &d
 	}
 	if t.OutputSchema != "" {
-		def.OutputSchema = json.RawMessage(t.OutputSchema)
+		def.OutputSchema = schemaJSON{raw: t.OutputSchema, registered: registered}
 	}
 	return def
 }
@@ -73,9 +71,29 @@ func (t *Tool) compiled() (*validator, error) {
 	return t.validator, t.schemaErr
 }
 
+// schemaJSON is a generated schema, kept as the JSON text it was generated
+// as. go-sdk's Server.AddTool checks that a schema's root is an object by
+// encoding it and parsing it back whole; for a server with hundreds of tools
+// that parse was most of its start-up time (kubernetes: ~370 ms of ~380 ms).
+// Until registration is over, a schemaJSON therefore encodes as its root
+// alone, {"type":"object"} (which every generated schema's root is: the
+// generator guarantees it and the e2e tests list the full schemas);
+// afterwards, and so in every tools/list, as the full document.
+type schemaJSON struct {
+	raw        string
+	registered *atomic.Bool
+}
+
+func (s schemaJSON) MarshalJSON() ([]byte, error) {
+	if !s.registered.Load() {
+		return []byte(`{"type":"object"}`), nil
+	}
+	return []byte(s.raw), nil
+}
+
 // AddTool registers t on s; calls run h with validated arguments.
 func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
-	s.AddTool(t.definition(), func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	s.AddTool(t.definition(&k.registered), func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		defer func() {
 			if r := recover(); r != nil {
 				k.log.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
