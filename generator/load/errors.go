@@ -4,92 +4,225 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/generator/diag"
 )
 
-// explainLoadError turns a kin-openapi load failure into a positioned error.
-// kin-openapi reports syntax errors without a usable position, so the root
-// file is re-parsed here (only on this failure path) to find one.
+// explainLoadError turns a kin-openapi load failure into positioned errors.
+// kin-openapi names the $ref or the parse problem but rarely where it is, so
+// the files are re-read here, only on this failure path, to find the place:
+// the $ref that failed, the syntax error, or the value of the wrong type.
 func explainLoadError(path string, data []byte, err error) error {
+	src := newSources(path, data)
+	msg := err.Error()
+
 	var rr *RemoteRefError
 	if errors.As(err, &rr) {
-		return diag.At(diag.Pos{File: path}, "%s", rr.Error())
+		at, ref := src.findRef(func(_ *source, v string) bool { return strings.HasPrefix(v, rr.URL) })
+		if ref == "" {
+			ref = rr.URL
+		}
+		return diag.At(at, "remote $ref %q refused: tailor does not fetch URLs named by a spec; run with --allow-remote-refs to allow it", ref)
 	}
-	if serr := syntaxError(path, data, nil); serr != nil {
-		return serr
+
+	// A file that does not parse, the root or one it refers to, is reported
+	// with the parser's own position.
+	if f := src.unparsable(); f != nil {
+		return f.syntaxErr
 	}
-	msg := err.Error()
-	pos := diag.Pos{File: path}
-	// Point at the first $ref the message names, when we can find it.
-	if m := refInMessage.FindStringSubmatch(msg); m != nil {
-		if line, col := find(data, m[1]); line > 0 {
-			pos.Line, pos.Col = line, col
+
+	// "error resolving reference X: ..." says the rest concerns the file X
+	// names (kin-openapi nests one prefix per hop).
+	file := src.root
+	for _, m := range resolving.FindAllStringSubmatch(msg, -1) {
+		if f := src.target(m[1]); f != nil {
+			file = f
 		}
 	}
-	return diag.At(pos, "cannot load spec: %s", msg)
+
+	var pe *fs.PathError
+	if errors.As(err, &pe) && resolving.MatchString(msg) {
+		want := filepath.Clean(pe.Path)
+		at, ref := src.findRef(func(f *source, v string) bool { return f.resolve(v) == want })
+		if ref == "" {
+			ref = resolving.FindStringSubmatch(msg)[1]
+		}
+		return diag.At(at, "cannot resolve $ref %q: cannot read %s: %v", ref, src.show(want), pe.Err)
+	}
+	if m := badFragment.FindStringSubmatch(msg); m != nil {
+		at, ref := src.findRef(refNamed(m[2])...)
+		if ref == "" {
+			return diag.At(at, "cannot resolve $ref %q: %q not found", m[2], m[1])
+		}
+		in := at.File
+		if f := src.target(ref); f != nil {
+			in = f.show
+		}
+		return diag.At(at, "cannot resolve $ref %q: %q not found in %s", ref, m[1], in)
+	}
+	if m := badData.FindStringSubmatch(msg); m != nil {
+		at, ref := src.findRef(refNamed(m[1])...)
+		if ref == "" {
+			ref = m[1]
+		}
+		return diag.At(at, "cannot resolve $ref %q: what it points at is not a valid %s", ref, strings.TrimPrefix(m[2], "ref to "))
+	}
+
+	var les *yaml.LoadErrors
+	if errors.As(err, &les) && len(les.Errors) > 0 {
+		var l diag.List
+		for _, e := range les.Errors {
+			l.Errorf(file.pos(e.Mark), "", "%s", decodeMessage(e.Message))
+		}
+		return l.Err()
+	}
+	var le *yaml.LoadError
+	if errors.As(err, &le) {
+		return diag.At(file.pos(le.Mark), "%s", decodeMessage(le.Message))
+	}
+
+	at := diag.Pos{File: path}
+	if m := quoted.FindStringSubmatch(msg); m != nil {
+		if p, ref := src.findRef(refNamed(m[1])...); ref != "" {
+			at = p
+		}
+	}
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "failed to unmarshal data: "), "yaml error: ")
+	return diag.At(at, "cannot load spec: %s", src.scrub(msg))
 }
 
-var refInMessage = regexp.MustCompile(`(?:ref|reference|\$ref)[^"']*["']([^"']+)["']`)
+var (
+	resolving   = regexp.MustCompile(`error resolving reference "([^"]*)": `)
+	badFragment = regexp.MustCompile(`failed to resolve "([^"]*)" in fragment in URI: "([^"]*)"`)
+	badData     = regexp.MustCompile(`bad data in "([^"]*)" \(expecting ([^)]*)\)`)
+	quoted      = regexp.MustCompile(`"(#[^"]*)"`)
+)
 
-// syntaxError reports the position of a JSON or YAML syntax error in data,
-// or returns nil (when parseErr is nil) if data parses.
-func syntaxError(path string, data []byte, parseErr error) error {
-	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
-	if len(trimmed) > 0 && trimmed[0] == '{' {
+// refNamed matches the $ref kin-openapi names in a message: as written, by
+// its fragment (kin-openapi names the fragment only once it has opened the
+// file), or by what Swagger 2.0 called it before conversion.
+func refNamed(ref string) []func(*source, string) bool {
+	frag := ref
+	if i := strings.IndexByte(ref, '#'); i >= 0 {
+		frag = ref[i:]
+	}
+	v2 := frag
+	for v3, old := range map[string]string{"#/components/schemas/": "#/definitions/", "#/components/parameters/": "#/parameters/", "#/components/responses/": "#/responses/"} {
+		if strings.HasPrefix(frag, v3) {
+			v2 = old + strings.TrimPrefix(frag, v3)
+		}
+	}
+	return []func(*source, string) bool{
+		func(_ *source, v string) bool { return v == ref },
+		func(_ *source, v string) bool { return frag != "" && strings.HasSuffix(v, frag) },
+		func(_ *source, v string) bool { return strings.HasSuffix(v, v2) },
+	}
+}
+
+// decodeMessage rewords a YAML decoding error in the user's terms: YAML
+// tags become kinds of value and Go type names lose their package.
+func decodeMessage(msg string) string {
+	if m := construct.FindStringSubmatch(msg); m != nil {
+		what := m[3]
+		if i := strings.LastIndexByte(what, '.'); i >= 0 {
+			what = what[i+1:]
+		}
+		where := ""
+		if m[4] != "" {
+			where = " at #" + m[4]
+		}
+		return fmt.Sprintf("wrong type%s: found %s where %s is expected", where, tagKind(m[1]), what)
+	}
+	if m := stringField.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("wrong type: `%s` must be a string, not %s (quote the value)", m[2], tagKind(m[1]))
+	}
+	return strings.TrimPrefix(msg, "yaml: ")
+}
+
+var (
+	construct   = regexp.MustCompile("^cannot (?:construct|unmarshal) (!!\\w+)( `[^`]*`)? into (\\S+)(?: in (/\\S*))?$")
+	stringField = regexp.MustCompile(`^cannot unmarshal (!!\w+) into string field "([^"]*)"$`)
+)
+
+func tagKind(tag string) string {
+	switch tag {
+	case "!!map":
+		return "a mapping"
+	case "!!seq":
+		return "a list"
+	case "!!str":
+		return "a string"
+	case "!!int", "!!float":
+		return "a number"
+	case "!!bool":
+		return "a boolean"
+	case "!!null":
+		return "null"
+	}
+	return tag
+}
+
+// syntaxError reports where data fails to parse as JSON (when it looks like
+// JSON) or YAML, or returns nil when it parses.
+func syntaxError(path string, data []byte) error {
+	if looksLikeJSON(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
 		if err == nil {
-			return parseErr
+			return nil
 		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line, col := lineCol(data, int(se.Offset))
+			// Offset counts the bytes read, the offending one included.
+			line, col := lineCol(data, int(se.Offset)-1)
 			return diag.At(diag.Pos{File: path, Line: line, Col: col}, "invalid JSON: %s", se.Error())
 		}
 		return diag.At(diag.Pos{File: path}, "invalid JSON: %v", err)
 	}
 	var node yaml.Node
-	err := yaml.Unmarshal(data, &node)
-	if err == nil {
-		return parseErr
+	if err := yaml.Unmarshal(data, &node); err != nil {
+		return yamlError(path, err)
 	}
-	msg := err.Error()
-	line := 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = strings.Replace(msg, m[0], "", 1)
-	}
-	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "yaml: "), ": ")
-	col := 0
-	if line > 0 {
-		col = 1
-	}
-	return diag.At(diag.Pos{File: path, Line: line, Col: col}, "invalid YAML: %s", msg)
+	return nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+):?\s*`)
-
-// lineCol converts a byte offset into 1-based line and column.
-func lineCol(data []byte, off int) (int, int) {
-	if off > len(data) {
-		off = len(data)
+// yamlError positions a YAML parse error, mentioning the construct the
+// parser was in when it started elsewhere (an unclosed bracket or quote).
+func yamlError(path string, err error) error {
+	var le *yaml.LoadError
+	if !errors.As(err, &le) {
+		var les *yaml.LoadErrors
+		if errors.As(err, &les) && len(les.Errors) > 0 {
+			le = les.Errors[0]
+		}
 	}
+	if le == nil {
+		return diag.At(diag.Pos{File: path}, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	msg := le.Message
+	if le.ContextMsg != "" && le.ContextMark.Line > 0 && le.ContextMark != le.Mark {
+		msg += fmt.Sprintf(" (%s that starts at %d:%d)", le.ContextMsg, le.ContextMark.Line, le.ContextMark.Column)
+	}
+	return diag.At(diag.Pos{File: path, Line: le.Mark.Line, Col: le.Mark.Column}, "invalid YAML: %s", msg)
+}
+
+func looksLikeJSON(data []byte) bool {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	return len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[')
+}
+
+// lineCol converts the byte offset of a byte of data into its 1-based line
+// and column.
+func lineCol(data []byte, off int) (int, int) {
+	off = max(0, min(off, len(data)))
 	line := 1 + bytes.Count(data[:off], []byte{'\n'})
 	col := off - bytes.LastIndexByte(data[:off], '\n')
 	return line, col
-}
-
-// find returns the position of the first occurrence of s in data.
-func find(data []byte, s string) (int, int) {
-	i := bytes.Index(data, []byte(s))
-	if i < 0 {
-		return 0, 0
-	}
-	return lineCol(data, i+1)
 }

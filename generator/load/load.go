@@ -119,6 +119,18 @@ func refReader(allowRemote bool) openapi3.ReadFromURIFunc {
 	return func(loader *openapi3.Loader, location *url.URL) ([]byte, error) {
 		switch location.Scheme {
 		case "", "file":
+			// Only regular files: a $ref to /dev/zero or a FIFO would
+			// otherwise never finish reading.
+			st, err := os.Stat(location.Path)
+			if err != nil {
+				return nil, err
+			}
+			if !st.Mode().IsRegular() {
+				return nil, fmt.Errorf("%s is not a regular file", location.Path)
+			}
+			if st.Size() > maxFileSize {
+				return nil, fmt.Errorf("%s is larger than %d MiB", location.Path, maxFileSize>>20)
+			}
 			return openapi3.ReadFromFile(loader, location)
 		case "http", "https":
 			if !allowRemote {
@@ -129,6 +141,9 @@ func refReader(allowRemote bool) openapi3.ReadFromURIFunc {
 		return nil, fmt.Errorf("unsupported $ref scheme %q in %s", location.Scheme, location)
 	}
 }
+
+// maxFileSize bounds the files a $ref may read.
+const maxFileSize = 512 << 20
 
 // RemoteRefError is returned when a spec refers to an http(s) URL and remote
 // refs were not allowed.

@@ -9,8 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -245,22 +243,8 @@ func position(o *openapi3.Origin, file string) diag.Pos {
 	return diag.Pos{File: displayPath(o.Key.File, file), Line: o.Key.Line, Col: o.Key.Column}
 }
 
-// displayPath names a file the way the user would: the spec path as they
-// gave it, or another file relative to the working directory.
-func displayPath(file, spec string) string {
-	if file == "" {
-		return spec
-	}
-	if abs, err := filepath.Abs(spec); err == nil && abs == filepath.FromSlash(file) {
-		return spec
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, filepath.FromSlash(file)); err == nil && !strings.HasPrefix(rel, "..") {
-			return rel
-		}
-	}
-	return file
-}
+// displayPath names a file the way the user would (see load.DisplayPath).
+func displayPath(file, spec string) string { return load.DisplayPath(file, spec) }
 
 var spaces = regexp.MustCompile(`\s+`)
 
