@@ -109,7 +109,40 @@ func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc 
 			doc, err = nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
 		}
 	}()
-	return openapi2conv.ToV3WithLoader(&doc2, loader, location)
+	doc, err = openapi2conv.ToV3WithLoader(&doc2, loader, location)
+	if err == nil {
+		requireFormBodies(doc)
+	}
+	return doc, err
+}
+
+// requireFormBodies marks the request bodies that Swagger 2.0 formData
+// parameters became as required when one of those parameters was: the
+// converter lists them in the schema's required but leaves the body
+// optional, and an optional body makes every field optional to the model.
+func requireFormBodies(doc *openapi3.T) {
+	if doc.Paths == nil {
+		return
+	}
+	for _, item := range doc.Paths.Map() {
+		if item == nil {
+			continue
+		}
+		for _, op := range item.Operations() {
+			if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
+				continue
+			}
+			rb := op.RequestBody.Value
+			for mt, media := range rb.Content {
+				if mt != "application/x-www-form-urlencoded" && mt != "multipart/form-data" {
+					continue
+				}
+				if media != nil && media.Schema != nil && media.Schema.Value != nil && len(media.Schema.Value.Required) > 0 {
+					rb.Required = true
+				}
+			}
+		}
+	}
 }
 
 // refReader reads referenced files from disk and refuses remote URLs unless

@@ -37,14 +37,14 @@ var uploadFileTool = &mcpkit.Tool{
 	Name:         "upload_file",
 	Description:  "Calls POST /files.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"file":{"description":"The content.","format":"binary","type":"string"},"note":{"type":"string"}},"type":"object"}`,
+	InputSchema:  `{"additionalProperties":false,"properties":{"file":{"description":"The content.","format":"binary","type":"string"},"note":{"type":"string"}},"required":["file"],"type":"object"}`,
 	OutputSchema: `{"properties":{"id":{"type":"string"},"name":{"type":"string"},"size":{"format":"int64","type":"integer"}},"required":["id"],"type":"object"}`,
 }
 
 // uploadFile calls POST /files.
 func uploadFile(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPost, "/files")
-	r.Body(mcpkit.Multipart, "multipart/form-data", false)
+	r.Body(mcpkit.Multipart, "multipart/form-data", true)
 	r.Field("file", c.Arg("file"))
 	r.Field("note", c.Arg("note"))
 	return c.Do(r)
@@ -55,7 +55,7 @@ var renameFileTool = &mcpkit.Tool{
 	Name:         "rename_file",
 	Description:  "Calls POST /files/{id}/rename.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"id":{"type":"string"},"labels":{"items":{"type":"string"},"type":"array"},"name":{"type":"string"}},"required":["id"],"type":"object"}`,
+	InputSchema:  `{"additionalProperties":false,"properties":{"id":{"type":"string"},"labels":{"items":{"type":"string"},"type":"array"},"name":{"type":"string"}},"required":["id","name"],"type":"object"}`,
 	OutputSchema: `{"properties":{"id":{"type":"string"},"name":{"type":"string"},"size":{"format":"int64","type":"integer"}},"required":["id"],"type":"object"}`,
 }
 
@@ -63,7 +63,7 @@ var renameFileTool = &mcpkit.Tool{
 func renameFile(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPost, "/files/{id}/rename")
 	r.Path("id", c.Arg("id"), mcpkit.Simple)
-	r.Body(mcpkit.Form, "application/x-www-form-urlencoded", false)
+	r.Body(mcpkit.Form, "application/x-www-form-urlencoded", true)
 	r.FormField("labels", c.Arg("labels"), mcpkit.FormStyle)
 	r.FormField("name", c.Arg("name"), mcpkit.FormStyle)
 	return c.Do(r)
