@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi2"
@@ -211,15 +212,43 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic) {
 	}
 	seen := map[string]bool{}
 	for _, e := range errs {
-		msg := strings.TrimSpace(e.Error())
+		// The first line says what is wrong; kin-openapi follows it with
+		// the schema and value as indented JSON, which is no warning line.
+		msg, _, _ := strings.Cut(strings.TrimSpace(e.Error()), "\n")
 		if seen[msg] {
 			continue
 		}
 		seen[msg] = true
-		out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: path},
+		out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: validationPos(path, doc, msg),
 			Message: "spec does not pass strict validation (generating anyway): " + msg})
 	}
 	return out
+}
+
+var (
+	invalidOperation = regexp.MustCompile(`^invalid paths: invalid path ([^:]*): invalid operation ([A-Z]+): `)
+	invalidSchema    = regexp.MustCompile(`^invalid components: schema "([^"]*)": `)
+)
+
+// validationPos finds the operation or component a validation message is
+// about, from the context kin-openapi puts in front of it.
+func validationPos(path string, doc *openapi3.T, msg string) diag.Pos {
+	var o *openapi3.Origin
+	if m := invalidOperation.FindStringSubmatch(msg); m != nil && doc.Paths != nil {
+		if item := doc.Paths.Value(m[1]); item != nil {
+			if op := item.GetOperation(m[2]); op != nil {
+				o = op.Origin
+			}
+		}
+	} else if m := invalidSchema.FindStringSubmatch(msg); m != nil && doc.Components != nil {
+		if ref := doc.Components.Schemas[m[1]]; ref != nil && ref.Value != nil {
+			o = ref.Value.Origin
+		}
+	}
+	if o == nil || o.Key == nil || o.Key.Line == 0 {
+		return diag.Pos{File: path}
+	}
+	return diag.Pos{File: DisplayPath(o.Key.File, path), Line: o.Key.Line, Col: o.Key.Column}
 }
 
 func flattenMulti(me openapi3.MultiError) []error {

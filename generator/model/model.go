@@ -71,7 +71,16 @@ func Build(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	for _, op := range operations(doc) {
 		ptr := "#/paths/" + escapePointer(op.path) + "/" + strings.ToLower(op.method)
 		pos := position(op.op.Origin, spec.Path)
-		b.conv.SetWarner(func(msg string) { b.diags.Warnf(pos, ptr, "%s", msg) })
+		b.conv.SetWarner(func(at *openapi3.Location, msg string) {
+			// A schema problem is reported where the schema says it (a
+			// component may live in another file); the operation that
+			// first used it is the fallback.
+			p := pos
+			if at != nil {
+				p = diag.Pos{File: load.DisplayPath(at.File, spec.Path), Line: at.Line, Col: at.Column}
+			}
+			b.diags.Warnf(p, ptr, "%s", msg)
+		})
 		t := b.tool(op, ptr, pos)
 		t.Call.Security = b.requirements(op.op, known)
 		api.Tools = append(api.Tools, t)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/tailormcp/tailor/generator/diag"
 	"github.com/tailormcp/tailor/generator/ir"
 )
 
@@ -30,6 +29,7 @@ func (b *builder) securitySchemes() []ir.SecurityScheme {
 		s := ref.Value
 		env := b.envPrefix + "_" + strings.ToUpper(SnakeCase(n))
 		ptr := "#/components/securitySchemes/" + escapePointer(n)
+		pos := position(s.Origin, b.path)
 		switch strings.ToLower(s.Type) {
 		case "http":
 			switch strings.ToLower(s.Scheme) {
@@ -38,12 +38,12 @@ func (b *builder) securitySchemes() []ir.SecurityScheme {
 			case "basic":
 				out = append(out, ir.SecurityScheme{Name: n, Kind: ir.BasicScheme, EnvUser: env + "_USERNAME", Env: env + "_PASSWORD"})
 			default:
-				b.diags.Warnf(diag.Pos{File: b.path}, ptr, "security scheme %q uses HTTP scheme %q, which tailor cannot apply; calls go out without it", n, s.Scheme)
+				b.diags.Warnf(pos, ptr, "security scheme %q uses HTTP scheme %q, which tailor cannot apply; calls go out without it", n, s.Scheme)
 			}
 		case "apikey":
 			in := ir.Location(strings.ToLower(s.In))
 			if in != ir.InHeader && in != ir.InQuery && in != ir.InCookie {
-				b.diags.Warnf(diag.Pos{File: b.path}, ptr, "security scheme %q puts its key in %q; tailor supports header, query and cookie", n, s.In)
+				b.diags.Warnf(pos, ptr, "security scheme %q puts its key in %q; tailor supports header, query and cookie", n, s.In)
 				continue
 			}
 			out = append(out, ir.SecurityScheme{Name: n, Kind: ir.APIKeyScheme, In: in, ParamName: s.Name, Env: withSuffix(env, "_KEY")})
@@ -51,7 +51,7 @@ func (b *builder) securitySchemes() []ir.SecurityScheme {
 			// The server does not run OAuth flows itself: it is given a token.
 			out = append(out, ir.SecurityScheme{Name: n, Kind: ir.BearerScheme, Env: withSuffix(env, "_TOKEN")})
 		default:
-			b.diags.Warnf(diag.Pos{File: b.path}, ptr, "security scheme %q has type %q, which tailor cannot apply", n, s.Type)
+			b.diags.Warnf(pos, ptr, "security scheme %q has type %q, which tailor cannot apply", n, s.Type)
 		}
 	}
 	return out

@@ -30,9 +30,10 @@ const (
 	Output
 )
 
-// Warner receives problems that were fixed up during translation. The
-// message names the definition or property concerned.
-type Warner func(msg string)
+// Warner receives problems that were fixed up during translation, with the
+// place in the spec of the keyword concerned when the loader recorded it
+// (at is nil otherwise).
+type Warner func(at *openapi3.Location, msg string)
 
 // Converter translates schemas of one spec. It is not safe for concurrent use.
 type Converter struct {
@@ -67,7 +68,7 @@ func (c *Converter) size(mode Mode, name string) int {
 // NewConverter returns a converter that reports fix-ups to warn (may be nil).
 func NewConverter(warn Warner) *Converter {
 	if warn == nil {
-		warn = func(string) {}
+		warn = func(*openapi3.Location, string) {}
 	}
 	return &Converter{
 		warn:   warn,
@@ -284,7 +285,7 @@ func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 		if ok, why := fits(s.Default, types, s.Enum); ok {
 			out["default"] = s.Default
 		} else {
-			c.warnOnce("default "+jsonText(s.Default), fmt.Sprintf("dropped default %s: %s", jsonText(s.Default), why))
+			c.warnOnce(field(s, "default"), fmt.Sprintf("dropped default %s: %s", jsonText(s.Default), why))
 		}
 	}
 	switch {
@@ -333,7 +334,7 @@ func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 		} else {
 			// The validator (and most clients) use RE2-like engines; a
 			// pattern they cannot compile would reject every call.
-			c.warnOnce("pattern "+s.Pattern, fmt.Sprintf("dropped pattern %q: not a regular expression Go can compile (%v); the API still checks it", s.Pattern, err))
+			c.warnOnce(field(s, "pattern"), fmt.Sprintf("dropped pattern %q: not a regular expression Go can compile (%v); the API still checks it", s.Pattern, err))
 		}
 	}
 	if s.ContentMediaType != "" {
@@ -406,7 +407,7 @@ func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 		pp := map[string]any{}
 		for k, v := range s.PatternProperties {
 			if _, err := regexp.Compile(k); err != nil {
-				c.warnOnce("pattern "+k, fmt.Sprintf("dropped patternProperties %q: not a regular expression Go can compile (%v)", k, err))
+				c.warnOnce(key(s), fmt.Sprintf("dropped patternProperties %q: not a regular expression Go can compile (%v)", k, err))
 				continue
 			}
 			pp[k] = sub(v)
@@ -491,12 +492,38 @@ func boolSchema(b openapi3.BoolSchema, sub func(*openapi3.SchemaRef) any) any {
 	return nil
 }
 
-func (c *Converter) warnOnce(key, msg string) {
-	if c.warned[key] {
+// warnOnce reports a fix-up once per place: a component shared by many
+// operations is converted once per direction, and its problem is one
+// problem. Without a place, the message alone identifies it.
+func (c *Converter) warnOnce(at *openapi3.Location, msg string) {
+	k := msg
+	if at != nil {
+		k = fmt.Sprintf("%s:%d:%d %s", at.File, at.Line, at.Column, msg)
+	}
+	if c.warned[k] {
 		return
 	}
-	c.warned[key] = true
-	c.warn(msg)
+	c.warned[k] = true
+	c.warn(at, msg)
+}
+
+// field is where s spells the keyword name, when known.
+func field(s *openapi3.Schema, name string) *openapi3.Location {
+	if s.Origin == nil {
+		return nil
+	}
+	if loc, ok := s.Origin.Fields.Lookup(name); ok && loc.Line > 0 {
+		return &loc
+	}
+	return key(s)
+}
+
+// key is where s itself starts, when known.
+func key(s *openapi3.Schema) *openapi3.Location {
+	if s.Origin == nil || s.Origin.Key == nil || s.Origin.Key.Line == 0 {
+		return nil
+	}
+	return s.Origin.Key
 }
 
 // fits reports whether a default value agrees with the schema's types and
@@ -579,7 +606,7 @@ func containsNil(l []any) bool {
 // operation's warnings name that operation.
 func (c *Converter) SetWarner(warn Warner) {
 	if warn == nil {
-		warn = func(string) {}
+		warn = func(*openapi3.Location, string) {}
 	}
 	c.warn = warn
 }
