@@ -174,12 +174,17 @@ func (b *builder) toolName(o operation, ptr string, pos diag.Pos) string {
 		suffix := fmt.Sprintf("_%d", i)
 		name = shorten(base, MaxToolName-len(suffix)) + suffix
 	}
-	if name != SnakeCase(o.op.OperationID) && o.op.OperationID != "" && name != base {
-		if other := b.names[shorten(base, MaxToolName)]; other != "" {
-			b.diags.Warnf(pos, ptr, "operationId %q gives tool name %q, already used by %s; this tool is named %q", o.op.OperationID, shorten(base, MaxToolName), other, name)
-		} else if len(base) > MaxToolName {
-			b.diags.Warnf(pos, ptr, "operationId %q is longer than %d characters as a tool name; named %q", o.op.OperationID, MaxToolName, name)
+	first := shorten(base, MaxToolName)
+	if other := b.names[first]; other != "" {
+		// Named after method and path too: two paths can snake_case alike
+		// (/v1/items.json, /v1/items-json).
+		what := fmt.Sprintf("operationId %q", o.op.OperationID)
+		if SnakeCase(o.op.OperationID) == "" {
+			what = o.method + " " + o.path
 		}
+		b.diags.Warnf(pos, ptr, "%s gives tool name %q, already used by %s; this tool is named %q", what, first, other, name)
+	} else if o.op.OperationID != "" && len(base) > MaxToolName {
+		b.diags.Warnf(pos, ptr, "operationId %q is longer than %d characters as a tool name; named %q", o.op.OperationID, MaxToolName, name)
 	}
 	b.names[name] = ptr
 	return name
