@@ -130,10 +130,7 @@ func refNamed(ref string) []func(*source, string) bool {
 // tags become kinds of value and Go type names lose their package.
 func decodeMessage(msg string) string {
 	if m := construct.FindStringSubmatch(msg); m != nil {
-		what := m[3]
-		if i := strings.LastIndexByte(what, '.'); i >= 0 {
-			what = what[i+1:]
-		}
+		what := expected(m[3])
 		where := ""
 		if m[4] != "" {
 			where = " at #" + m[4]
@@ -150,6 +147,37 @@ var (
 	construct   = regexp.MustCompile("^cannot (?:construct|unmarshal) (!!\\w+)( `[^`]*`)? into (\\S+)(?: in (/\\S*))?$")
 	stringField = regexp.MustCompile(`^cannot unmarshal (!!\w+) into string field "([^"]*)"$`)
 )
+
+// expected names what a kin-openapi type holds: "openapi3.Parameters" is a
+// list of parameters, "openapi3.Info" an Info object.
+func expected(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "map["), strings.HasPrefix(goType, "*map["):
+		return "a mapping"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	}
+	name := goType[strings.LastIndexByte(goType, '.')+1:]
+	switch name {
+	case "Parameters", "Servers", "Tags", "SecurityRequirements":
+		return "a list of " + strings.ToLower(name[:1]) + name[1:]
+	case "SchemaRefs":
+		return "a list of schemas"
+	case "Types":
+		return "a type name or a list of them"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int64", "uint64", "float64":
+		return "a number"
+	}
+	article := "a"
+	if name != "" && strings.ContainsRune("AEIOU", rune(name[0])) {
+		article = "an"
+	}
+	return article + " " + name + " object"
+}
 
 func tagKind(tag string) string {
 	switch tag {
