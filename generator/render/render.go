@@ -37,7 +37,7 @@ var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"quote": goStri
 
 // Render produces the files of api, in a fixed order.
 func Render(api *ir.API, opts Options) ([]File, error) {
-	if !isIdent(opts.Package) {
+	if !ValidPackage(opts.Package) {
 		return nil, fmt.Errorf("package name %q is not a valid Go identifier", opts.Package)
 	}
 	v := newView(api, opts)
@@ -98,6 +98,10 @@ func excerpt(src []byte, err error) string {
 	}
 	return b.String()
 }
+
+// ValidPackage reports whether name can be the package name of the
+// generated files: an ASCII Go identifier that is not a keyword nor "_".
+func ValidPackage(name string) bool { return name != "_" && isIdent(name) }
 
 func isIdent(s string) bool {
 	if s == "" || isKeyword(s) {

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tailormcp/tailor/generator"
+	"github.com/tailormcp/tailor/generator/render"
 )
 
 func newGenerateCmd() *cobra.Command {
@@ -26,11 +28,32 @@ printed to stderr as warnings; problems that do are printed as file:line:col err
   //go:generate go tool tailor generate --spec openapi.yaml --out . --package petstore`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.SpecPath == "" || o.OutDir == "" {
-				return &exitError{code: ExitUsage, err: fmt.Errorf("tailor generate: --spec and --out are required (see tailor generate --help)")}
+			var missing []string
+			for _, f := range []struct{ name, value string }{{"--spec", o.SpecPath}, {"--out", o.OutDir}} {
+				if f.value == "" {
+					missing = append(missing, f.name)
+				}
+			}
+			if len(missing) > 0 {
+				verb := "are"
+				if len(missing) == 1 {
+					verb = "is"
+				}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("tailor generate: %s %s required (see tailor generate --help)", strings.Join(missing, " and "), verb)}
 			}
 			if o.Package == "" {
-				o.Package = filepath.Base(filepath.Clean(o.OutDir))
+				// Abs, so that --out . names the directory it is.
+				dir, err := filepath.Abs(o.OutDir)
+				if err != nil {
+					dir = o.OutDir
+				}
+				o.Package = filepath.Base(dir)
+				if !render.ValidPackage(o.Package) {
+					return &exitError{code: ExitUsage, err: fmt.Errorf("tailor generate: the package name would be %q, the last element of --out, which is not a Go identifier: pass --package NAME", o.Package)}
+				}
+			}
+			if !render.ValidPackage(o.Package) {
+				return &exitError{code: ExitUsage, err: fmt.Errorf("tailor generate: --package %q is not a valid Go package name: use a Go identifier such as petstore", o.Package)}
 			}
 			if !omitVersion {
 				o.ToolVersion = Version()
