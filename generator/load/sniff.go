@@ -165,6 +165,9 @@ func kindOf(n *yaml.Node) string {
 	case yaml.AliasNode:
 		return "an alias"
 	case yaml.ScalarNode:
+		if n.ShortTag() == "!!null" {
+			return "null"
+		}
 		return fmt.Sprintf("%s (%s)", tagKind(n.ShortTag()), n.Value)
 	}
 	return "empty"
