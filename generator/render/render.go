@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"unicode"
 
 	"github.com/tailormcp/tailor/generator/ir"
 	"github.com/tailormcp/tailor/templates"
@@ -40,7 +41,7 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 	if !ValidPackage(opts.Package) {
 		return nil, fmt.Errorf("package name %q is not a valid Go identifier", opts.Package)
 	}
-	v := newView(api, opts)
+	v := newView(flatten(api), opts)
 	outputs := []struct{ path, tmpl string }{
 		{"server.go", "server.go.tmpl"},
 		{"tools.go", "tools.go.tmpl"},
@@ -113,4 +114,46 @@ func isIdent(s string) bool {
 		}
 	}
 	return true
+}
+
+// flatten returns a copy of api in which the values the templates print
+// inside // comments (as well as in literals) hold no line breaks or other
+// control characters. A spec's title, server URL, path, operationId or API
+// key name with a line break would otherwise end the comment and put the
+// rest of the line into the generated package as Go code that the spec's
+// author wrote. None of these values means anything with a line break in
+// it: a path or header name containing one cannot even be sent.
+func flatten(api *ir.API) *ir.API {
+	cp := *api
+	cp.Title, cp.Name, cp.EnvPrefix = oneLine(cp.Title), oneLine(cp.Name), oneLine(cp.EnvPrefix)
+	cp.Source.SpecPath = oneLine(cp.Source.SpecPath)
+	cp.Servers = make([]string, len(api.Servers))
+	for i, s := range api.Servers {
+		cp.Servers[i] = oneLine(s)
+	}
+	cp.Security = make([]ir.SecurityScheme, len(api.Security))
+	for i, s := range api.Security {
+		s.ParamName = oneLine(s.ParamName)
+		cp.Security[i] = s
+	}
+	cp.Tools = make([]*ir.Tool, len(api.Tools))
+	for i, t := range api.Tools {
+		tc := *t
+		if t.Call != nil {
+			call := *t.Call
+			call.Path, call.OperationID = oneLine(call.Path), oneLine(call.OperationID)
+			tc.Call = &call
+		}
+		cp.Tools[i] = &tc
+	}
+	return &cp
+}
+
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
 }
