@@ -12,6 +12,10 @@ package generator
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +27,8 @@ import (
 	"github.com/tailormcp/tailor/generator/load"
 	"github.com/tailormcp/tailor/generator/model"
 	"github.com/tailormcp/tailor/generator/render"
+	"github.com/tailormcp/tailor/overlays"
+	"gopkg.in/yaml.v3"
 )
 
 // Options is everything one generation needs.
@@ -39,6 +45,11 @@ type Options struct {
 	// SkipValidation skips strict spec validation (warnings only).
 	SkipValidation bool
 	ToolVersion    string
+	// OverlayPath is the overlay that curates the tool set ("" for the raw
+	// tool set).
+	OverlayPath string
+	// Strict turns overlay actions that match nothing into errors.
+	Strict bool
 }
 
 // Result is what a generation produced.
@@ -51,11 +62,22 @@ type Result struct {
 // Generate runs the pipeline. Warnings never stop it; errors are returned
 // as *diag.Errors listing every problem found.
 func Generate(opts Options) (*Result, error) {
-	spec, err := load.Load(opts.SpecPath, load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, SkipValidation: opts.SkipValidation})
+	res := &Result{}
+	var ov *overlays.Overlay
+	if opts.OverlayPath != "" {
+		data, err := os.ReadFile(opts.OverlayPath)
+		if err != nil {
+			return nil, diag.At(diag.Pos{File: opts.OverlayPath}, "cannot read overlay: %v", unwrapPathError(err))
+		}
+		if ov, err = overlays.Parse(opts.OverlayPath, data); err != nil {
+			return nil, err
+		}
+	}
+	spec, ws, err := loadSpec(opts, ov)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res.Warnings = append(res.Warnings, ws...)
 	res.Warnings = append(res.Warnings, spec.Warnings...)
 
 	name := opts.Name
@@ -65,9 +87,18 @@ func Generate(opts Options) (*Result, error) {
 	api, ws := model.Build(spec, model.Options{Name: name, EnvPrefix: opts.EnvPrefix})
 	res.Warnings = append(res.Warnings, ws...)
 
-	api, ws = curate.Apply(api)
+	api, ws = curate.Apply(api, ov)
+	curated := &diag.List{}
+	curated.Add(ws...)
+	if err := curated.Err(); err != nil {
+		return nil, err
+	}
 	res.Warnings = append(res.Warnings, ws...)
 	res.API = api
+	if ov != nil {
+		api.Source.OverlayPath = opts.OverlayPath
+		api.Source.OverlaySHA256 = ov.SHA256
+	}
 	// The header names the spec relative to the output, so that it reads the
 	// same on every machine that generates from the same checkout.
 	if opts.OutDir != "" {
@@ -76,6 +107,13 @@ func Generate(opts Options) (*Result, error) {
 		if err1 == nil && err2 == nil {
 			if rel, err := filepath.Rel(out, spec); err == nil {
 				api.Source.SpecPath = filepath.ToSlash(rel)
+			}
+		}
+		if ov != nil {
+			if o, err := filepath.Abs(opts.OverlayPath); err1 == nil && err == nil {
+				if rel, err := filepath.Rel(out, o); err == nil {
+					api.Source.OverlayPath = filepath.ToSlash(rel)
+				}
 			}
 		}
 	}
@@ -91,6 +129,54 @@ func Generate(opts Options) (*Result, error) {
 	res.Files = files
 	res.Warnings = collapse(res.Warnings)
 	return res, nil
+}
+
+// loadSpec loads the spec, first applying the overlay's OpenAPI Overlay
+// actions when it has any.
+func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, []diag.Diagnostic, error) {
+	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, SkipValidation: opts.SkipValidation}
+	if ov == nil || len(ov.Actions) == 0 {
+		spec, err := load.Load(opts.SpecPath, lo)
+		return spec, nil, err
+	}
+	data, err := os.ReadFile(opts.SpecPath)
+	if err != nil {
+		return nil, nil, diag.At(diag.Pos{File: opts.SpecPath}, "cannot read spec: %v", unwrapPathError(err))
+	}
+	var doc any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		// Let the loader report the syntax error with its position.
+		spec, lerr := load.LoadData(opts.SpecPath, data, lo)
+		if lerr != nil {
+			return nil, nil, lerr
+		}
+		return spec, nil, nil
+	}
+	doc, ds := overlays.ApplyActions(overlays.JSONable(doc), ov.Actions, opts.Strict)
+	l := &diag.List{}
+	l.Add(ds...)
+	if err := l.Err(); err != nil {
+		return nil, nil, err
+	}
+	patched, err := json.Marshal(doc)
+	if err != nil {
+		return nil, nil, diag.At(diag.Pos{File: opts.OverlayPath}, "the spec cannot be re-encoded after the overlay's actions: %v", err)
+	}
+	spec, err := load.LoadData(opts.SpecPath, patched, lo)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := sha256.Sum256(data)
+	spec.SHA256 = hex.EncodeToString(sum[:])
+	return spec, l.Warnings(), nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Write puts files under dir. A file whose content is already what it would

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,6 +21,10 @@ type Call struct {
 	// args hold numbers as json.Number so that 64-bit ids reach the backend
 	// exactly as the model wrote them.
 	args map[string]any
+	// token is the verified bearer token's information, if any.
+	token *auth.TokenInfo
+	// missing names a context value the call needed and did not have.
+	missing *ContextValue
 }
 
 // Value is an argument as the model gave it; Set is false when absent.
@@ -34,8 +39,8 @@ func (c *Call) Arg(name string) Value {
 	return Value{V: v, Set: ok}
 }
 
-// Context is the call's context (cancelled when the client cancels).
-func (c *Call) Context() context.Context { return c.ctx }
+// Ctx is the call's Go context (cancelled when the client cancels).
+func (c *Call) Ctx() context.Context { return c.ctx }
 
 // newCall decodes and validates the arguments. An invalid call becomes a
 // tool result that names the field and what was expected, so the model can
@@ -44,6 +49,7 @@ func (k *Kit) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*
 	c := &Call{ctx: ctx, kit: k, tool: t, args: map[string]any{}}
 	if req.Extra != nil {
 		c.header = req.Extra.Header
+		c.token = req.Extra.TokenInfo
 	}
 	raw := req.Params.Arguments
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
@@ -55,6 +61,11 @@ func (k *Kit) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*
 	dec.UseNumber()
 	if err := dec.Decode(&c.args); err != nil || c.args == nil {
 		return nil, errorResult("Invalid arguments: they must be a JSON object of named arguments. Call the tool again with an object matching its input schema.")
+	}
+	for name, d := range t.Defaults {
+		if _, given := c.args[name]; !given {
+			c.args[name] = Fixed(d).V
+		}
 	}
 	v, err := t.compiled()
 	if err != nil {
@@ -71,10 +82,82 @@ func (k *Kit) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*
 
 func anyMap(m map[string]any) any { return m }
 
+// Fixed is a value the overlay fixed, as JSON.
+func Fixed(jsonValue string) Value {
+	dec := json.NewDecoder(strings.NewReader(jsonValue))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		panic(fmt.Sprintf("mcpkit: fixed value %s is not JSON: %v", jsonValue, err))
+	}
+	return Value{V: v, Set: true}
+}
+
+// Context returns a value of the caller's context. When it is not
+// available the call fails with a result telling the model the session
+// lacks it; the model cannot supply it.
+func (c *Call) Context(name string) Value {
+	for i := range c.kit.api.Context {
+		cv := &c.kit.api.Context[i]
+		if cv.Name != name {
+			continue
+		}
+		if cv.Header != "" && c.header != nil {
+			if v := c.header.Get(cv.Header); v != "" {
+				return Value{V: v, Set: true}
+			}
+		}
+		if cv.Claim != "" && c.token != nil {
+			if v, ok := claim(c.token, cv.Claim); ok {
+				return Value{V: v, Set: true}
+			}
+		}
+		if cv.Env != "" {
+			if v := c.kit.cfg.Getenv(cv.Env); v != "" {
+				return Value{V: v, Set: true}
+			}
+		}
+		if c.missing == nil {
+			c.missing = cv
+		}
+		return Value{}
+	}
+	panic(fmt.Sprintf("mcpkit: tool %s uses undeclared context value %q", c.tool.Name, name))
+}
+
+// missingContext is the result for a call whose caller context lacks a value.
+func (c *Call) missingContext() *mcp.CallToolResult {
+	cv := c.missing
+	var from []string
+	if cv.Header != "" {
+		from = append(from, "the "+cv.Header+" header of the MCP request")
+	}
+	if cv.Claim != "" {
+		from = append(from, "the "+cv.Claim+" claim of the caller's verified token")
+	}
+	if cv.Env != "" {
+		from = append(from, "the server's "+cv.Env+" setting")
+	}
+	c.kit.log.Warn("call refused: caller context value missing", "tool", c.tool.Name, "context", cv.Name)
+	return errorResult(fmt.Sprintf("This session has no %s: the server takes it from %s, and none was provided, so nothing was sent to the API. It identifies the caller and cannot be given as a tool argument. Tell the user their session is not identified (they may need to sign in again); do not ask them for it or try other tools to get around it.", cv.Name, strings.Join(from, " or ")))
+}
+
 func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
 func textResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// claim reads a claim of a verified token; "sub" falls back to the user id.
+func claim(t *auth.TokenInfo, name string) (string, bool) {
+	if v, ok := t.Extra[name]; ok && v != nil {
+		s := fmt.Sprint(v)
+		return s, s != ""
+	}
+	if name == "sub" && t.UserID != "" {
+		return t.UserID, true
+	}
+	return "", false
 }

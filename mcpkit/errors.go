@@ -23,6 +23,9 @@ func (c *Call) failure(r *Request, resp response) *mcp.CallToolResult {
 	if resp.err != nil {
 		return errorResult(c.kit.redact(c.transportFailure(resp)))
 	}
+	if res := c.ruleFor(resp); res != nil {
+		return res
+	}
 	detail := c.kit.redact(backendMessage(resp.body))
 	status := fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status))
 	said := ""

@@ -23,6 +23,26 @@ type API struct {
 	// DefaultBaseURL comes from the spec's servers (may be relative or empty).
 	DefaultBaseURL string
 	Schemes        []Scheme
+	// Context lists values taken from the caller, never from the model.
+	Context []ContextValue
+}
+
+// ContextValue is a value of the caller's context: the first of its
+// sources that is set, in the order Header (HTTP transport), Claim (a
+// verified bearer token), Env.
+type ContextValue struct {
+	Name   string
+	Header string
+	Claim  string
+	Env    string
+}
+
+// ErrorRule matches a failed call: every Status and Body condition that is
+// set must hold. Text is a template with .args, .body and .status.
+type ErrorRule struct {
+	Status []string          // "404", "4XX"
+	Body   map[string]string // field or JSONPath → JSON value
+	Text   string
 }
 
 // SchemeKind is how a credential is sent.
@@ -64,6 +84,9 @@ type Config struct {
 	// Log receives structured logs; default stderr. Never stdout: in stdio
 	// mode stdout carries the protocol.
 	Log io.Writer
+	// MaxResultBytes bounds the JSON a result shows the model (default
+	// 64 KiB); longer results are cut with a note saying how much.
+	MaxResultBytes int
 }
 
 // Kit is the shared run-time state of one server: configuration,
@@ -103,6 +126,9 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = api.DefaultBaseURL
+	}
+	if cfg.MaxResultBytes <= 0 {
+		cfg.MaxResultBytes = 64 << 10
 	}
 	base, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
 	if err != nil || base.Scheme == "" || base.Host == "" {

@@ -33,6 +33,9 @@ type response struct {
 
 // Do sends r and turns the outcome into the result the model reads.
 func (c *Call) Do(r *Request) *mcp.CallToolResult {
+	if c.missing != nil {
+		return c.missingContext()
+	}
 	if r.err != nil {
 		return errorResult(fmt.Sprintf("Invalid arguments for %s: %s. Nothing was sent to the API; fix the arguments and call again.", c.tool.Name, r.err))
 	}
@@ -213,16 +216,8 @@ func (c *Call) success(resp response) *mcp.CallToolResult {
 		return textResult(fmt.Sprintf("Done: the API answered HTTP %d %s with no content.", resp.status, http.StatusText(resp.status)))
 	}
 	if isJSONType(ctype) || (ctype == "" && jsonLike(body)) {
-		if v, compact, ok := decodeJSON(body); ok {
-			res := textResult(compact)
-			if c.tool.OutputSchema != "" {
-				if c.tool.Wrap != "" {
-					res.StructuredContent = map[string]any{c.tool.Wrap: v}
-				} else if _, isObj := v.(map[string]any); isObj {
-					res.StructuredContent = v
-				}
-			}
-			return res
+		if v, _, ok := decodeJSON(body); ok {
+			return c.shapeJSON(resp.status, body, v)
 		}
 	}
 	if strings.HasPrefix(strings.ToLower(ctype), "image/") {

@@ -28,6 +28,17 @@ type Tool struct {
 	// Wrap names the structuredContent property a non-object JSON response
 	// goes under ("items", "value"), or is empty.
 	Wrap string
+	// Defaults are sent when the model leaves an argument out (JSON).
+	Defaults map[string]string
+	// Keep or Drop project the response body (JSONPath, RFC 9535).
+	Keep []string
+	Drop []string
+	// Text is a template rendered for the model with .args, .body, .status.
+	Text string
+	// MaxBytes bounds the JSON the model reads (0: Config.MaxResultBytes).
+	MaxBytes int
+	// Errors turn matching failures into messages, first match wins.
+	Errors []ErrorRule
 
 	once      sync.Once
 	validator *validator

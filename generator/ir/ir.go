@@ -27,15 +27,20 @@ type API struct {
 	Servers []string
 	// Security lists the schemes credentials can be configured for.
 	Security []SecurityScheme
-	Tools    []*Tool
+	// Context lists values the server takes from the caller (never from
+	// the model), by name.
+	Context []ContextValue
+	Tools   []*Tool
 	// Source identifies the input, for the generated header.
 	Source Source
 }
 
 // Source identifies the spec (and later the overlay) a server came from.
 type Source struct {
-	SpecPath   string
-	SpecSHA256 string
+	SpecPath      string
+	SpecSHA256    string
+	OverlayPath   string
+	OverlaySHA256 string
 }
 
 // Tool is one MCP tool.
@@ -51,9 +56,61 @@ type Tool struct {
 	// not JSON.
 	OutputSchema json.RawMessage
 	// Call is the HTTP request the tool makes.
-	Call   *Call
-	Origin Origin
+	Call *Call
+	// Shape is how a successful response is presented (nil: as is).
+	Shape *Shape
+	// Errors are rules, tried in order, that turn a failure into a message
+	// for the model; unmatched failures get mcpkit's default messages.
+	Errors []ErrorRule
+	// Defaults are values sent when the model leaves an argument out, by
+	// argument name (JSON).
+	Defaults map[string]json.RawMessage
+	Origin   Origin
 }
+
+// Shape projects and describes a successful response.
+type Shape struct {
+	// Keep or Drop are JSONPath expressions (RFC 9535) applied to the
+	// response body; at most one of them is set.
+	Keep []string
+	Drop []string
+	// Text is a text/template rendered for the model with .args, .body and
+	// .status.
+	Text string
+	// MaxBytes bounds the JSON the model reads (0: mcpkit's default).
+	MaxBytes int
+}
+
+// ErrorRule matches a failed call and says what the model reads instead.
+type ErrorRule struct {
+	// Status holds statuses ("404") and classes ("4XX"); empty: any.
+	Status []string
+	// Body maps top-level fields (or JSONPath expressions) of the error
+	// body to the values they must have, as JSON.
+	Body map[string]json.RawMessage
+	Text string
+}
+
+// ContextValue is a value taken from the caller: the first set source in
+// the order Header, Claim, Env.
+type ContextValue struct {
+	Name   string
+	Header string
+	Claim  string
+	Env    string
+}
+
+// ValueSource says where a request value comes from when the model does
+// not fill it: a fixed value or a context value.
+type ValueSource struct {
+	// Fixed is a JSON value always sent.
+	Fixed json.RawMessage
+	// Context names an ir.ContextValue.
+	Context string
+}
+
+// Hidden reports whether the value is not the model's to fill.
+func (s ValueSource) Hidden() bool { return s.Fixed != nil || s.Context != "" }
 
 // Annotations are MCP tool annotation hints.
 type Annotations struct {
@@ -75,6 +132,7 @@ type Origin struct {
 // Call is one HTTP operation of the API.
 type Call struct {
 	OperationID string
+	Tags        []string
 	Method      string
 	// Path is the path template relative to the server URL ("/pets/{petId}").
 	Path   string
@@ -100,8 +158,10 @@ const (
 
 // Param is one path, query, header or cookie parameter.
 type Param struct {
-	// Arg is the property name the model fills in inputSchema.
-	Arg string
+	// Arg is the property name the model fills in inputSchema; empty when
+	// the value comes from Source, or when the parameter was dropped.
+	Arg    string
+	Source ValueSource
 	// Name is the parameter's name on the wire.
 	Name string
 	In   Location
@@ -139,8 +199,10 @@ type Body struct {
 
 // BodyField maps a tool argument to a top-level body property.
 type BodyField struct {
-	Arg  string
-	Name string
+	// Arg and Source are as for Param.
+	Arg    string
+	Source ValueSource
+	Name   string
 	// Style and Explode apply to form encodings (OpenAPI `encoding`).
 	Style   string
 	Explode bool

@@ -133,7 +133,7 @@ func (b *builder) tool(o operation, ptr string, pos diag.Pos) *ir.Tool {
 		Name:   b.toolName(o, ptr, pos),
 		Title:  oneLine(op.Summary),
 		Origin: ir.Origin{Pointer: ptr, File: pos.File, Line: pos.Line, Col: pos.Col},
-		Call:   &ir.Call{OperationID: op.OperationID, Method: o.method, Path: o.path},
+		Call:   &ir.Call{OperationID: op.OperationID, Tags: op.Tags, Method: o.method, Path: o.path},
 	}
 	t.Description = strings.TrimSpace(op.Description)
 	if t.Description == "" {

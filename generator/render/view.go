@@ -1,8 +1,10 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"go/token"
+	"sort"
 	"strings"
 
 	"github.com/tailormcp/tailor/generator/ir"
@@ -17,6 +19,9 @@ type view struct {
 	ToolVersion    string
 	SpecPath       string
 	SpecSHA256     string
+	OverlayPath    string
+	OverlaySHA256  string
+	Context        []ir.ContextValue
 	Name           string
 	Title          string
 	TitleOrName    string
@@ -42,12 +47,16 @@ type toolView struct {
 	Method, MethodExpr, Path, OperationID        string
 	DefVar, Handler                              string
 	Steps                                        []string
+	// Shape, errors and defaults, as Go expressions ("" when absent).
+	Keep, Drop, Text, Errors, Defaults string
+	MaxBytes                           int
 }
 
 func newView(api *ir.API, opts Options) *view {
 	v := &view{
 		Package: opts.Package, ImportPath: opts.ImportPath, SamePackage: opts.Package == "main",
 		ToolVersion: opts.ToolVersion, SpecPath: api.Source.SpecPath, SpecSHA256: api.Source.SpecSHA256,
+		OverlayPath: api.Source.OverlayPath, OverlaySHA256: api.Source.OverlaySHA256, Context: api.Context,
 		Name: api.Name, Title: api.Title, Version: api.Version, Instructions: api.Instructions,
 		EnvPrefix: api.EnvPrefix,
 	}
@@ -86,6 +95,11 @@ func newView(api *ir.API, opts Options) *view {
 			tv.Security = "[][]string{" + strings.Join(alts, ", ") + "}"
 		}
 		tv.Steps = steps(t.Call)
+		if sh := t.Shape; sh != nil {
+			tv.Keep, tv.Drop, tv.Text, tv.MaxBytes = stringList(sh.Keep), stringList(sh.Drop), sh.Text, sh.MaxBytes
+		}
+		tv.Errors = errorRules(t.Errors)
+		tv.Defaults = defaults(t.Defaults)
 		v.Tools = append(v.Tools, tv)
 	}
 	return v
@@ -95,8 +109,12 @@ func newView(api *ir.API, opts Options) *view {
 func steps(c *ir.Call) []string {
 	var out []string
 	for _, p := range c.Params {
+		v, ok := valueExpr(p.Arg, p.Source)
+		if !ok {
+			continue
+		}
 		method := map[ir.Location]string{ir.InPath: "Path", ir.InQuery: "Query", ir.InHeader: "Header", ir.InCookie: "Cookie"}[p.In]
-		out = append(out, fmt.Sprintf("r.%s(%s, c.Arg(%s), %s)", method, goString(p.Name), goString(p.Arg), styleExpr(p.Style, p.Explode, p.JSONContent)))
+		out = append(out, fmt.Sprintf("r.%s(%s, %s, %s)", method, goString(p.Name), v, styleExpr(p.Style, p.Explode, p.JSONContent)))
 	}
 	if b := c.Body; b != nil {
 		out = append(out, fmt.Sprintf("r.Body(mcpkit.%s, %s, %t)", bodyKind(b.Encoding), goString(b.ContentType), b.Required))
@@ -104,14 +122,33 @@ func steps(c *ir.Call) []string {
 			out = append(out, fmt.Sprintf("r.WholeBody(c.Arg(%s))", goString(b.Arg)))
 		}
 		for _, f := range b.Fields {
-			if b.Encoding == ir.FormBody {
-				out = append(out, fmt.Sprintf("r.FormField(%s, c.Arg(%s), %s)", goString(f.Name), goString(f.Arg), styleExpr(f.Style, f.Explode, false)))
+			v, ok := valueExpr(f.Arg, f.Source)
+			if !ok {
 				continue
 			}
-			out = append(out, fmt.Sprintf("r.Field(%s, c.Arg(%s))", goString(f.Name), goString(f.Arg)))
+			if b.Encoding == ir.FormBody {
+				out = append(out, fmt.Sprintf("r.FormField(%s, %s, %s)", goString(f.Name), v, styleExpr(f.Style, f.Explode, false)))
+				continue
+			}
+			out = append(out, fmt.Sprintf("r.Field(%s, %s)", goString(f.Name), v))
 		}
 	}
 	return out
+}
+
+// valueExpr is where a request value comes from: the model's argument, a
+// fixed value or a context value; ok is false for a parameter the overlay
+// dropped.
+func valueExpr(arg string, src ir.ValueSource) (string, bool) {
+	switch {
+	case src.Fixed != nil:
+		return fmt.Sprintf("mcpkit.Fixed(%s)", goString(string(src.Fixed))), true
+	case src.Context != "":
+		return fmt.Sprintf("c.Context(%s)", goString(src.Context)), true
+	case arg != "":
+		return fmt.Sprintf("c.Arg(%s)", goString(arg)), true
+	}
+	return "", false
 }
 
 func bodyKind(e ir.BodyEncoding) string {
@@ -211,4 +248,63 @@ func isPredeclared(s string) bool {
 		return true
 	}
 	return false
+}
+
+func stringList(l []string) string {
+	if len(l) == 0 {
+		return ""
+	}
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = goString(s)
+	}
+	return "[]string{" + strings.Join(q, ", ") + "}"
+}
+
+func errorRules(rules []ir.ErrorRule) string {
+	if len(rules) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("[]mcpkit.ErrorRule{\n")
+	for _, r := range rules {
+		b.WriteString("{")
+		if len(r.Status) > 0 {
+			b.WriteString("Status: " + stringList(r.Status) + ", ")
+		}
+		if len(r.Body) > 0 {
+			keys := make([]string, 0, len(r.Body))
+			for k := range r.Body {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			b.WriteString("Body: map[string]string{")
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(goString(k) + ": " + goString(string(r.Body[k])))
+			}
+			b.WriteString("}, ")
+		}
+		b.WriteString("Text: " + goString(r.Text) + "},\n")
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func defaults(d map[string]json.RawMessage) string {
+	if len(d) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, goString(k)+": "+goString(string(d[k])))
+	}
+	return "map[string]string{" + strings.Join(parts, ", ") + "}"
 }

@@ -24,6 +24,9 @@ printed to stderr as warnings; problems that do are printed as file:line:col err
 		Example: `  # A package in ./mcpserver, plus a runnable ./mcpserver/cmd/petstore/main.go:
   tailor generate --spec openapi.yaml --out ./mcpserver --package mcpserver --main
 
+  # The curated tool set described by an overlay:
+  tailor generate --spec openapi.yaml --overlay tools.yaml --out ./mcpserver --main
+
   # From go generate, next to the spec:
   //go:generate go tool tailor generate --spec openapi.yaml --out . --package petstore`,
 		Args: cobra.NoArgs,
@@ -80,6 +83,8 @@ printed to stderr as warnings; problems that do are printed as file:line:col err
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.SpecPath, "spec", "", "OpenAPI description to read (YAML or JSON)")
+	f.StringVar(&o.OverlayPath, "overlay", "", "tailor overlay (YAML) that curates the tool set; without it every operation is a raw tool")
+	f.BoolVar(&o.Strict, "strict", false, "treat overlay actions that match nothing as errors")
 	f.StringVar(&o.OutDir, "out", "", "directory to write the generated package to")
 	f.StringVar(&o.Package, "package", "", "Go package name (default: the last element of --out)")
 	f.BoolVar(&o.Main, "main", false, "also write a runnable main.go (in cmd/<name>/, or in --out when --package is main)")

@@ -1,0 +1,85 @@
+package mcpkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theory/jsonpath"
+)
+
+// ruleFor returns the result of the first error rule matching an HTTP
+// failure, or nil.
+func (c *Call) ruleFor(resp response) *mcp.CallToolResult {
+	t := c.tool
+	if len(t.Errors) == 0 {
+		return nil
+	}
+	sh := t.shaper()
+	if sh.err != nil {
+		return nil
+	}
+	var body, plain any
+	if v, _, ok := decodeJSON(resp.body); ok {
+		body = v
+		_ = json.Unmarshal(resp.body, &plain)
+	}
+	for i, r := range t.Errors {
+		if !statusMatches(r.Status, resp.status) || !bodyMatches(r.Body, plain) {
+			continue
+		}
+		var buf bytes.Buffer
+		data := map[string]any{"args": c.args, "body": body, "status": resp.status}
+		if err := sh.rules[i].Execute(&buf, data); err != nil {
+			// A rule whose template cannot render (the body lacks a field it
+			// reads) falls through to the next rule and the defaults.
+			c.kit.log.Warn("error rule template failed", "tool", t.Name, "rule", i, "error", err.Error())
+			continue
+		}
+		return errorResult(c.kit.redact(strings.TrimSpace(buf.String())))
+	}
+	return nil
+}
+
+func statusMatches(statuses []string, status int) bool {
+	if len(statuses) == 0 {
+		return true
+	}
+	s := strconv.Itoa(status)
+	for _, want := range statuses {
+		if want == s || strings.HasSuffix(want, "XX") && want[0] == s[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// bodyMatches checks each condition: a top-level field, or a JSONPath
+// expression's first value, equal to the given JSON value.
+func bodyMatches(conds map[string]string, body any) bool {
+	for key, want := range conds {
+		var wantV any
+		if err := json.Unmarshal([]byte(want), &wantV); err != nil {
+			return false
+		}
+		var got any
+		found := false
+		if strings.HasPrefix(key, "$") {
+			p, err := jsonpath.Parse(key)
+			if err != nil {
+				return false
+			}
+			if nodes := p.Select(body); len(nodes) > 0 {
+				got, found = nodes[0], true
+			}
+		} else if m, ok := body.(map[string]any); ok {
+			got, found = m[key]
+		}
+		if !found || jsonText(got) != jsonText(wantV) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,397 @@
+package mcpkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"text/template"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theory/jsonpath"
+	"github.com/theory/jsonpath/spec"
+)
+
+// shaper holds a tool's parsed result shaping, built on first use.
+type shaper struct {
+	once  sync.Once
+	keep  []*jsonpath.Path
+	drop  []*jsonpath.Path
+	text  *template.Template
+	rules []*template.Template
+	err   error
+}
+
+var shapers sync.Map // *Tool → *shaper
+
+func (t *Tool) shaper() *shaper {
+	v, _ := shapers.LoadOrStore(t, &shaper{})
+	sh := v.(*shaper)
+	sh.once.Do(func() {
+		for _, q := range t.Keep {
+			p, err := jsonpath.Parse(q)
+			if err != nil {
+				sh.err = err
+				return
+			}
+			sh.keep = append(sh.keep, p)
+		}
+		for _, q := range t.Drop {
+			p, err := jsonpath.Parse(q)
+			if err != nil {
+				sh.err = err
+				return
+			}
+			sh.drop = append(sh.drop, p)
+		}
+		if t.Text != "" {
+			if sh.text, sh.err = ParseTemplate(t.Name, t.Text); sh.err != nil {
+				return
+			}
+		}
+		for i, r := range t.Errors {
+			tm, err := ParseTemplate(fmt.Sprintf("%s.errors[%d]", t.Name, i), r.Text)
+			if err != nil {
+				sh.err = err
+				return
+			}
+			sh.rules = append(sh.rules, tm)
+		}
+	})
+	return sh
+}
+
+// shapeJSON builds the result of a successful JSON response: projection,
+// the overlay's text, and the size bound.
+func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
+	t := c.tool
+	sh := t.shaper()
+	if sh.err != nil {
+		c.kit.log.Error("result shaping unusable; showing the response as is", "tool", t.Name, "error", sh.err.Error())
+		sh = &shaper{}
+	}
+	changed := false
+	if len(sh.keep) > 0 || len(sh.drop) > 0 {
+		changed = true
+		// Select on a float64 copy (JSONPath filters compare numbers), take
+		// the values from the exact copy by their normalized paths.
+		var plain any
+		_ = json.Unmarshal(body, &plain)
+		if len(sh.keep) > 0 {
+			v = keep(v, plain, sh.keep)
+		} else {
+			v = drop(v, plain, sh.drop)
+		}
+	}
+	limit := t.MaxBytes
+	if limit <= 0 {
+		limit = c.kit.cfg.MaxResultBytes
+	}
+	v, note := fit(v, limit)
+	var text string
+	if changed || note != "" {
+		text = jsonText(v)
+	} else {
+		// Untouched: the backend's own JSON, compacted (its key order).
+		text = compactJSON(body)
+	}
+	if len(text) > limit {
+		text = truncate(text, limit)
+		note = fmt.Sprintf("The result was cut at %d of %d bytes. Ask for less (a smaller limit, a filter, or a narrower query) to see the rest.", limit, len(jsonText(v)))
+	}
+	var content []mcp.Content
+	if sh.text != nil {
+		var buf bytes.Buffer
+		data := map[string]any{"args": c.args, "body": v, "status": status}
+		if err := sh.text.Execute(&buf, data); err != nil {
+			c.kit.log.Error("result template failed", "tool", t.Name, "error", err.Error())
+		} else if s := strings.TrimSpace(buf.String()); s != "" {
+			content = append(content, &mcp.TextContent{Text: s})
+		}
+	}
+	if note != "" {
+		content = append(content, &mcp.TextContent{Text: note})
+	}
+	content = append(content, &mcp.TextContent{Text: text})
+	res := &mcp.CallToolResult{Content: content}
+	if t.OutputSchema != "" {
+		if t.Wrap != "" {
+			res.StructuredContent = map[string]any{t.Wrap: v}
+		} else if _, isObj := v.(map[string]any); isObj {
+			res.StructuredContent = v
+		}
+	}
+	return res
+}
+
+// keep builds a document holding only the selected values, at their
+// places; array elements keep their order.
+func keep(exact, plain any, paths []*jsonpath.Path) any {
+	root := &tree{}
+	for _, p := range paths {
+		for _, n := range p.SelectLocated(plain) {
+			if val, ok := at(exact, n.Path); ok {
+				root.put(n.Path, val)
+			}
+		}
+	}
+	if root.empty() {
+		if _, isObj := exact.(map[string]any); isObj {
+			return map[string]any{}
+		}
+		if _, isArr := exact.([]any); isArr {
+			return []any{}
+		}
+		return nil
+	}
+	return root.value()
+}
+
+// drop removes the selected values.
+func drop(exact, plain any, paths []*jsonpath.Path) any {
+	var all []spec.NormalizedPath
+	for _, p := range paths {
+		for _, n := range p.SelectLocated(plain) {
+			all = append(all, n.Path)
+		}
+	}
+	// Deepest and last first, so removing one does not move another.
+	sort.Slice(all, func(i, j int) bool { return all[i].Compare(all[j]) > 0 })
+	out := deepCopy(exact)
+	for _, np := range all {
+		out = removePath(out, np)
+	}
+	return out
+}
+
+type tree struct {
+	val    any
+	set    bool
+	fields map[string]*tree
+	elems  map[int]*tree
+}
+
+func (t *tree) empty() bool { return !t.set && len(t.fields) == 0 && len(t.elems) == 0 }
+
+func (t *tree) put(np spec.NormalizedPath, v any) {
+	node := t
+	for _, sel := range np {
+		switch s := sel.(type) {
+		case spec.Name:
+			if node.fields == nil {
+				node.fields = map[string]*tree{}
+			}
+			if node.fields[string(s)] == nil {
+				node.fields[string(s)] = &tree{}
+			}
+			node = node.fields[string(s)]
+		case spec.Index:
+			if node.elems == nil {
+				node.elems = map[int]*tree{}
+			}
+			if node.elems[int(s)] == nil {
+				node.elems[int(s)] = &tree{}
+			}
+			node = node.elems[int(s)]
+		}
+	}
+	node.val, node.set = v, true
+}
+
+func (t *tree) value() any {
+	if t.set {
+		return t.val
+	}
+	if t.fields != nil {
+		m := make(map[string]any, len(t.fields))
+		for k, c := range t.fields {
+			m[k] = c.value()
+		}
+		return m
+	}
+	idx := make([]int, 0, len(t.elems))
+	for i := range t.elems {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	l := make([]any, 0, len(idx))
+	for _, i := range idx {
+		l = append(l, t.elems[i].value())
+	}
+	return l
+}
+
+func at(v any, np spec.NormalizedPath) (any, bool) {
+	for _, sel := range np {
+		switch s := sel.(type) {
+		case spec.Name:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if v, ok = m[string(s)]; !ok {
+				return nil, false
+			}
+		case spec.Index:
+			l, ok := v.([]any)
+			if !ok || int(s) >= len(l) {
+				return nil, false
+			}
+			v = l[int(s)]
+		}
+	}
+	return v, true
+}
+
+func removePath(v any, np spec.NormalizedPath) any {
+	if len(np) == 0 {
+		return nil
+	}
+	parent, ok := at(v, np[:len(np)-1])
+	if !ok {
+		return v
+	}
+	switch s := np[len(np)-1].(type) {
+	case spec.Name:
+		if m, ok := parent.(map[string]any); ok {
+			delete(m, string(s))
+		}
+	case spec.Index:
+		if l, ok := parent.([]any); ok && int(s) < len(l) {
+			l = append(l[:int(s)], l[int(s)+1:]...)
+			if len(np) == 1 {
+				return l
+			}
+			gp, _ := at(v, np[:len(np)-2])
+			switch g := np[len(np)-2].(type) {
+			case spec.Name:
+				gp.(map[string]any)[string(g)] = l
+			case spec.Index:
+				gp.([]any)[int(g)] = l
+			}
+		}
+	}
+	return v
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = deepCopy(e)
+		}
+		return l
+	}
+	return v
+}
+
+// fit cuts the largest arrays of v until its JSON fits in limit bytes, and
+// says what was left out. Cutting array elements keeps v valid against its
+// schema.
+func fit(v any, limit int) (any, string) {
+	if len(jsonText(v)) <= limit {
+		return v, ""
+	}
+	v = deepCopy(v)
+	var notes []string
+	for round := 0; round < 8 && len(jsonText(v)) > limit; round++ {
+		path, arr := largestArray(v, nil)
+		if len(arr) == 0 {
+			break
+		}
+		total := len(arr)
+		lo, hi := 0, total-1 // the largest count that fits, by bisection
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			v = setAt(v, path, arr[:mid])
+			if len(jsonText(v)) <= limit {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		v = setAt(v, path, arr[:lo])
+		where := "the result"
+		if len(path) > 0 {
+			where = "`" + pathString(path) + "`"
+		}
+		notes = append(notes, fmt.Sprintf("%s shows %d of %d items (%d left out)", where, lo, total, total-lo))
+	}
+	if len(notes) == 0 {
+		return v, ""
+	}
+	return v, fmt.Sprintf("The result was cut to fit %d bytes: %s. Ask for less (a smaller limit, a filter, or a narrower query) to see the rest.", limit, strings.Join(notes, "; "))
+}
+
+// largestArray finds the non-empty array whose JSON is largest.
+func largestArray(v any, path []any) ([]any, []any) {
+	var bestPath []any
+	var best []any
+	bestSize := -1
+	var visit func(v any, path []any)
+	visit = func(v any, path []any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				visit(e, append(append([]any(nil), path...), k))
+			}
+		case []any:
+			if size := len(jsonText(x)); size > bestSize && len(x) > 0 {
+				bestSize, bestPath, best = size, path, x
+			}
+			for i, e := range x {
+				visit(e, append(append([]any(nil), path...), i))
+			}
+		}
+	}
+	visit(v, path)
+	return bestPath, best
+}
+
+// setAt replaces the value at path (keys and indexes) and returns the root.
+func setAt(root any, path []any, val any) any {
+	if len(path) == 0 {
+		return val
+	}
+	parent := root
+	for _, step := range path[:len(path)-1] {
+		switch s := step.(type) {
+		case string:
+			parent = parent.(map[string]any)[s]
+		case int:
+			parent = parent.([]any)[s]
+		}
+	}
+	switch s := path[len(path)-1].(type) {
+	case string:
+		parent.(map[string]any)[s] = val
+	case int:
+		parent.([]any)[s] = val
+	}
+	return root
+}
+
+func pathString(path []any) string {
+	var b strings.Builder
+	for _, step := range path {
+		switch s := step.(type) {
+		case string:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s)
+		case int:
+			fmt.Fprintf(&b, "[%d]", s)
+		}
+	}
+	return b.String()
+}
