@@ -90,8 +90,14 @@ func (m *Module) Build(t testing.TB, pkgs ...string) map[string]string {
 	must(t, os.MkdirAll(binDir, 0o755))
 	args := []string{"build", "-o", binDir + string(filepath.Separator)}
 	for _, p := range pkgs {
-		args = append(args, "./"+p+"/cmd/"+p)
-		bins[p] = filepath.Join(binDir, p)
+		// The command is named after the server, which an overlay may rename.
+		cmds, _ := filepath.Glob(filepath.Join(m.Dir, p, "cmd", "*"))
+		if len(cmds) != 1 {
+			t.Fatalf("want one command under %s/cmd, found %v", p, cmds)
+		}
+		name := filepath.Base(cmds[0])
+		args = append(args, "./"+p+"/cmd/"+name)
+		bins[p] = filepath.Join(binDir, name)
 	}
 	m.Go(t, args...)
 	return bins
