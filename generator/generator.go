@@ -84,8 +84,7 @@ func Generate(opts Options) (*Result, error) {
 	if name == "" && opts.Package != "" && opts.Package != "main" {
 		name = opts.Package
 	}
-	api, ws := model.Build(spec, model.Options{Name: name, EnvPrefix: opts.EnvPrefix})
-	res.Warnings = append(res.Warnings, ws...)
+	api, modelWarnings := model.Build(spec, model.Options{Name: name, EnvPrefix: opts.EnvPrefix})
 
 	api, ws = curate.Apply(api, ov)
 	curated := &diag.List{}
@@ -93,6 +92,7 @@ func Generate(opts Options) (*Result, error) {
 	if err := curated.Err(); err != nil {
 		return nil, err
 	}
+	res.Warnings = append(res.Warnings, relevant(modelWarnings, api)...)
 	res.Warnings = append(res.Warnings, ws...)
 	res.API = api
 	if ov != nil {
@@ -129,6 +129,41 @@ func Generate(opts Options) (*Result, error) {
 	res.Files = files
 	res.Warnings = collapse(res.Warnings)
 	return res, nil
+}
+
+// relevant keeps the model's warnings about operations that are still
+// tools after curation (and those about the spec as a whole): a problem in
+// an operation the overlay left out is not the user's concern here.
+func relevant(ws []diag.Diagnostic, api *ir.API) []diag.Diagnostic {
+	kept := map[string]bool{}
+	for _, t := range api.Tools {
+		kept[t.Origin.Pointer] = true
+	}
+	var out []diag.Diagnostic
+	for _, w := range ws {
+		if strings.HasPrefix(w.Pointer, "#/paths/") {
+			op := w.Pointer
+			if i := strings.Index(op, "/"+"$"); i > 0 {
+				op = op[:i]
+			}
+			if !kept[op] && !keptPrefix(kept, op) {
+				continue
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// keptPrefix reports whether a warning pointer lies inside a kept
+// operation (warnings may point below the operation, at a keyword).
+func keptPrefix(kept map[string]bool, ptr string) bool {
+	for k := range kept {
+		if strings.HasPrefix(ptr, k+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // loadSpec loads the spec, first applying the overlay's OpenAPI Overlay
