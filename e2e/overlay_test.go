@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/testkit"
@@ -163,4 +166,40 @@ func TestOverlayMissingContext(t *testing.T) {
 	res = withEnv.Call(t, "find_order", map[string]any{"order_number": "1"})
 	eq(t, "isError", res.IsError, false)
 	eq(t, "from env", backend.Last(t).Header.Get("X-Request-Id"), "cust_env")
+}
+
+// TestOverlayTokenClaims checks context values taken from a verified bearer
+// token, and that requests without a valid token are refused.
+func TestOverlayTokenClaims(t *testing.T) {
+	backend := testkit.NewBackend(t, jsonReply(200, `{"order_id":"1","status":"open","items":[]}`))
+	env := append(curatedEnv(backend.URL), "SHOPC_TOKEN_HS256_SECRET=s3cret-for-tests")
+	token := signHS256(t, "s3cret-for-tests", map[string]any{"sub": "user_9", "customer_id": "cust_from_token", "exp": time.Now().Add(time.Hour).Unix()})
+	hc := &http.Client{Transport: headerRoundTripper{"Authorization": "Bearer " + token}}
+	srv := testkit.StartHTTPClient(t, curatedBinary(t), env, hc)
+	res := srv.Call(t, "find_order", map[string]any{"order_number": "1"})
+	eq(t, "isError", res.IsError, false)
+	eq(t, "from claim", backend.Last(t).Header.Get("X-Request-Id"), "cust_from_token")
+
+	// A forged token never reaches a tool.
+	forged := signHS256(t, "another-secret", map[string]any{"customer_id": "cust_x", "exp": time.Now().Add(time.Hour).Unix()})
+	endpoint := strings.TrimSuffix(srv.Endpoint, "/mcp") + "/mcp"
+	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+	req.Header.Set("Authorization", "Bearer "+forged)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	eq(t, "forged token status", resp.StatusCode, http.StatusUnauthorized)
+}
+
+func signHS256(t *testing.T, secret string, claims map[string]any) string {
+	t.Helper()
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims(claims)).SignedString([]byte(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }

@@ -119,7 +119,9 @@ func (m *Module) Go(t testing.TB, args ...string) string {
 // Server is a running generated server and a client session on it.
 type Server struct {
 	Session *mcp.ClientSession
-	stderr  *syncBuffer
+	// Endpoint is the MCP endpoint URL of an HTTP server ("" for stdio).
+	Endpoint string
+	stderr   *syncBuffer
 }
 
 // Stderr returns what the server has logged so far.
@@ -193,7 +195,7 @@ func StartHTTPClient(t testing.TB, bin string, env []string, hc *http.Client, ar
 		t.Fatalf("connect over HTTP: %v\nstderr:\n%s", err, buf.String())
 	}
 	t.Cleanup(func() { sess.Close() })
-	return &Server{Session: sess, stderr: buf}
+	return &Server{Session: sess, Endpoint: endpoint, stderr: buf}
 }
 
 // Call calls a tool and returns the result.
