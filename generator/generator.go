@@ -199,10 +199,23 @@ func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, []diag.Diagnostic
 	}
 	spec, err := load.LoadData(opts.SpecPath, patched, lo)
 	if err != nil {
+		// Positions would point into the patched document, not the user's
+		// file: name the cause without them.
+		var de *diag.Errors
+		if errors.As(err, &de) {
+			for i := range de.List {
+				de.List[i].Pos = diag.Pos{File: opts.SpecPath}
+				de.List[i].Message = "after the overlay's actions (" + opts.OverlayPath + "): " + de.List[i].Message
+			}
+		}
 		return nil, nil, err
 	}
 	sum := sha256.Sum256(data)
 	spec.SHA256 = hex.EncodeToString(sum[:])
+	for i := range spec.Warnings {
+		// Lines of the patched document are not lines of the user's file.
+		spec.Warnings[i].Pos = diag.Pos{File: opts.SpecPath}
+	}
 	return spec, l.Warnings(), nil
 }
 

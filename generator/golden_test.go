@@ -116,12 +116,17 @@ func TestGolden(t *testing.T) {
 // golden file, warnings.txt included.
 func generate(t *testing.T, c goldenCase) map[string][]byte {
 	t.Helper()
-	res, err := generator.Generate(generator.Options{
+	opts := generator.Options{
 		SpecPath:    c.spec,
 		OutDir:      "out",
 		Package:     c.pkg(),
 		ToolVersion: "", // keeps the header free of tailor's version
-	})
+	}
+	// A case with an overlay.yaml is a curated tool set.
+	if _, err := os.Stat("overlay.yaml"); err == nil {
+		opts.OverlayPath = "overlay.yaml"
+	}
+	res, err := generator.Generate(opts)
 	if err != nil {
 		t.Fatalf("generate: %v", err)
 	}

@@ -64,6 +64,19 @@ func ApplyActions(doc any, actions []*Action, strict bool) (any, []diag.Diagnost
 				}
 				update = deepCopy(vals[0])
 			}
+			bad := false
+			for _, n := range nodes {
+				if _, isObj := n.Node.(map[string]any); isObj {
+					if _, ok := update.(map[string]any); !ok {
+						l.Errorf(a.Pos, "", "actions[%d]: %s selects an object (%s), so the update must be an object of fields to merge", i, a.Target, n.Path)
+						bad = true
+						break
+					}
+				}
+			}
+			if bad {
+				continue
+			}
 			for _, n := range nodes {
 				doc = setAt(doc, n.Path, merge(n.Node, deepCopy(update)))
 			}
