@@ -199,6 +199,12 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic) {
 	ctx := openapi3.WithValidationOptions(context.Background(),
 		openapi3.EnableMultiError(),
 		openapi3.DisableExamplesValidation(),
+		// The schema converter checks patterns and defaults itself, drops
+		// the ones clients would reject and warns at the keyword; kin-openapi
+		// would say the same again, once per component and once per
+		// operation using it.
+		openapi3.DisableSchemaPatternValidation(),
+		openapi3.DisableSchemaDefaultsValidation(),
 		openapi3.AllowExtraSiblingFields("description", "summary", "nullable", "example", "examples", "default", "deprecated", "readOnly", "writeOnly", "title"),
 	)
 	err := doc.Validate(ctx)
