@@ -106,7 +106,9 @@ func explainLoadError(path string, data []byte, err error) error {
 	}
 
 	at := diag.Pos{File: path}
-	if m := quoted.FindStringSubmatch(msg); m != nil {
+	if m := resolving.FindStringSubmatch(msg); m != nil {
+		at, _ = src.findRef(refNamed(m[1])...)
+	} else if m := quoted.FindStringSubmatch(msg); m != nil {
 		if p, ref := src.findRef(refNamed(m[1])...); ref != "" {
 			at = p
 		}

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -160,10 +161,10 @@ func refReader(allowRemote bool) openapi3.ReadFromURIFunc {
 				return nil, err
 			}
 			if !st.Mode().IsRegular() {
-				return nil, fmt.Errorf("%s is not a regular file", location.Path)
+				return nil, &fs.PathError{Op: "read", Path: location.Path, Err: errors.New("not a regular file")}
 			}
 			if st.Size() > maxFileSize {
-				return nil, fmt.Errorf("%s is larger than %d MiB", location.Path, maxFileSize>>20)
+				return nil, &fs.PathError{Op: "read", Path: location.Path, Err: fmt.Errorf("larger than %d MiB", maxFileSize>>20)}
 			}
 			return openapi3.ReadFromFile(loader, location)
 		case "http", "https":
