@@ -45,14 +45,23 @@ func newSources(path string, data []byte) *sources {
 
 func (s *sources) parse(abs, show string, data []byte) *source {
 	f := &source{abs: abs, show: show, data: data}
-	if err := syntaxError(show, data); err != nil {
-		f.syntaxErr = err
-		return f
+	if looksLikeJSON(data) {
+		// JSON's own parser words JSON syntax errors best.
+		if err := syntaxError(show, data); err != nil {
+			f.syntaxErr = err
+			return f
+		}
 	}
 	var n yaml.Node
-	if yaml.Unmarshal(data, &n) == nil {
-		f.node = &n
+	if err := yaml.Unmarshal(data, &n); err != nil {
+		// Valid JSON that YAML rejects still loads (kin-openapi falls back
+		// to JSON); it just has no node tree to search.
+		if !looksLikeJSON(data) {
+			f.syntaxErr = yamlError(show, err)
+		}
+		return f
 	}
+	f.node = &n
 	return f
 }
 
