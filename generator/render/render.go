@@ -126,7 +126,7 @@ func isIdent(s string) bool {
 func flatten(api *ir.API) *ir.API {
 	cp := *api
 	cp.Title, cp.Name, cp.EnvPrefix = oneLine(cp.Title), oneLine(cp.Name), oneLine(cp.EnvPrefix)
-	cp.Source.SpecPath = oneLine(cp.Source.SpecPath)
+	cp.Source.SpecPath, cp.Source.OverlayPath = oneLine(cp.Source.SpecPath), oneLine(cp.Source.OverlayPath)
 	cp.Servers = make([]string, len(api.Servers))
 	for i, s := range api.Servers {
 		cp.Servers[i] = oneLine(s)
