@@ -15,6 +15,7 @@ import (
 // Call is one tool invocation in progress.
 type Call struct {
 	ctx    context.Context
+	req    *mcp.CallToolRequest
 	kit    *Kit
 	tool   *Tool
 	header http.Header // the incoming MCP HTTP request's headers, if any
@@ -25,6 +26,9 @@ type Call struct {
 	token *auth.TokenInfo
 	// missing names a context value the call needed and did not have.
 	missing *ContextValue
+	audit   audit
+	// step is the composed tool's step being run, for error rules.
+	step string
 }
 
 // Value is an argument as the model gave it; Set is false when absent.
@@ -46,7 +50,7 @@ func (c *Call) Ctx() context.Context { return c.ctx }
 // tool result that names the field and what was expected, so the model can
 // correct it; it is never a protocol error.
 func (k *Kit) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*Call, *mcp.CallToolResult) {
-	c := &Call{ctx: ctx, kit: k, tool: t, args: map[string]any{}}
+	c := &Call{ctx: ctx, req: req, kit: k, tool: t, args: map[string]any{}}
 	if req.Extra != nil {
 		c.header = req.Extra.Header
 		c.token = req.Extra.TokenInfo
@@ -102,20 +106,8 @@ func (c *Call) Context(name string) Value {
 		if cv.Name != name {
 			continue
 		}
-		if cv.Header != "" && c.header != nil {
-			if v := c.header.Get(cv.Header); v != "" {
-				return Value{V: v, Set: true}
-			}
-		}
-		if cv.Claim != "" && c.token != nil {
-			if v, ok := claim(c.token, cv.Claim); ok {
-				return Value{V: v, Set: true}
-			}
-		}
-		if cv.Env != "" {
-			if v := c.kit.cfg.Getenv(cv.Env); v != "" {
-				return Value{V: v, Set: true}
-			}
+		if v, ok := c.lookupContext(cv); ok {
+			return Value{V: v, Set: true}
 		}
 		if c.missing == nil {
 			c.missing = cv
@@ -123,6 +115,26 @@ func (c *Call) Context(name string) Value {
 		return Value{}
 	}
 	panic(fmt.Sprintf("mcpkit: tool %s uses undeclared context value %q", c.tool.Name, name))
+}
+
+// lookupContext resolves a context value from its sources, in order.
+func (c *Call) lookupContext(cv *ContextValue) (string, bool) {
+	if cv.Header != "" && c.header != nil {
+		if v := c.header.Get(cv.Header); v != "" {
+			return v, true
+		}
+	}
+	if cv.Claim != "" && c.token != nil {
+		if v, ok := claim(c.token, cv.Claim); ok {
+			return v, true
+		}
+	}
+	if cv.Env != "" {
+		if v := c.kit.cfg.Getenv(cv.Env); v != "" {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // missingContext is the result for a call whose caller context lacks a value.

@@ -21,7 +21,7 @@ import (
 func (c *Call) failure(r *Request, resp response) *mcp.CallToolResult {
 	t := c.tool
 	if resp.err != nil {
-		return errorResult(c.kit.redact(c.transportFailure(resp)))
+		return errorResult(c.kit.redact(c.transportFailure(r, resp)))
 	}
 	if res := c.ruleFor(resp); res != nil {
 		return res
@@ -58,7 +58,7 @@ func (c *Call) failure(r *Request, resp response) *mcp.CallToolResult {
 		}
 		msg = fmt.Sprintf("Rate limited (%s): too many requests.%s Wait %s before calling %s again.", status, said, wait, t.Name)
 	case s >= 500:
-		if t.ReadOnly {
+		if r.readOnly {
 			msg = fmt.Sprintf("The API failed (%s).%s This is a problem on the API's side, not with your arguments. You may retry once later; if it keeps failing, tell the user the service is having trouble.", status, said)
 		} else {
 			msg = fmt.Sprintf("The API failed (%s) while handling this change.%s It may or may not have taken effect. Check the current state with a read-only tool before trying again, and do not resend it blindly.", status, said)
@@ -71,7 +71,7 @@ func (c *Call) failure(r *Request, resp response) *mcp.CallToolResult {
 	return errorResult(msg)
 }
 
-func (c *Call) transportFailure(resp response) string {
+func (c *Call) transportFailure(r *Request, resp response) string {
 	err := resp.err
 	t := c.tool
 	host := c.kit.base.Host
@@ -82,7 +82,7 @@ func (c *Call) transportFailure(resp response) string {
 		return "The call was cancelled before the API answered."
 	case timedOut && !resp.sent:
 		return fmt.Sprintf("Could not reach the API at %s within %s; nothing was sent. Retry later; if it keeps failing, tell the user the service is unreachable.", host, c.kit.cfg.Timeout)
-	case timedOut && (t.ReadOnly || t.Idempotent):
+	case timedOut && (r.readOnly || r.idempotent):
 		return fmt.Sprintf("The API did not answer within %s. This call is safe to repeat: retry once; if it times out again, tell the user the service is slow or down.", c.kit.cfg.Timeout)
 	case timedOut:
 		return fmt.Sprintf("The request was sent but the API did not answer within %s, so the outcome is unknown: the change may or may not have been made. Do not call %s again blindly; first check with a read-only tool whether it took effect.", c.kit.cfg.Timeout, t.Name)
@@ -93,7 +93,7 @@ func (c *Call) transportFailure(resp response) string {
 	if errors.As(err, &dns) {
 		return fmt.Sprintf("Could not resolve the API host %s; nothing was sent. The server is misconfigured; tell the user.", host)
 	}
-	if resp.sent && !t.ReadOnly && !t.Idempotent {
+	if resp.sent && !r.readOnly && !r.idempotent {
 		return fmt.Sprintf("The connection to the API failed after the request was sent (%v), so the outcome is unknown. Do not call %s again blindly; check with a read-only tool whether it took effect.", err, t.Name)
 	}
 	return fmt.Sprintf("The call to the API failed: %v. Retry later; if it keeps failing, tell the user.", err)

@@ -87,6 +87,15 @@ type Config struct {
 	// MaxResultBytes bounds the JSON a result shows the model (default
 	// 64 KiB); longer results are cut with a note saying how much.
 	MaxResultBytes int
+	// Quotes stores quotes; default an in-memory store (see QuoteStore for
+	// servers running as several replicas).
+	Quotes QuoteStore
+	// QuoteTTL, when set, overrides every quote tool's validity.
+	QuoteTTL time.Duration
+	// Audit receives one JSON line per tool call; default Log.
+	Audit io.Writer
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
 }
 
 // Kit is the shared run-time state of one server: configuration,
@@ -102,7 +111,11 @@ type Kit struct {
 	// registered is set once the generated tools are registered; see
 	// schemaJSON.
 	registered atomic.Bool
+	quotes     QuoteStore
+	auditOut   *auditWriter
 }
+
+func (k *Kit) now() time.Time { return k.cfg.Now() }
 
 type credential struct {
 	scheme Scheme
@@ -144,6 +157,17 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 		k.client = &http.Client{Timeout: cfg.Timeout}
 	}
 	k.log = slog.New(slog.NewJSONHandler(cfg.Log, nil))
+	if cfg.Now == nil {
+		k.cfg.Now = time.Now
+	}
+	k.quotes = cfg.Quotes
+	if k.quotes == nil {
+		k.quotes = NewMemoryQuoteStore()
+	}
+	if cfg.Audit == nil {
+		cfg.Audit = cfg.Log
+	}
+	k.auditOut = &auditWriter{w: cfg.Audit}
 	for _, s := range api.Schemes {
 		c := credential{scheme: s, value: cfg.Getenv(s.Env)}
 		if s.Kind == Basic {

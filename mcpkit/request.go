@@ -48,6 +48,11 @@ type Request struct {
 	whole        any
 	hasWhole     bool
 	err          error
+	// readOnly and idempotent govern retries and the messages of a failure;
+	// security lists the credentials that may be applied.
+	readOnly   bool
+	idempotent bool
+	security   [][]string
 }
 
 type field struct {
@@ -58,7 +63,8 @@ type field struct {
 
 // Request starts a request for method and the spec's path template.
 func (c *Call) Request(method, pathTemplate string) *Request {
-	return &Request{Method: method, template: pathTemplate, path: map[string]string{}, query: url.Values{}, header: map[string]string{}}
+	return &Request{Method: method, template: pathTemplate, path: map[string]string{}, query: url.Values{}, header: map[string]string{},
+		readOnly: c.tool.ReadOnly, idempotent: c.tool.Idempotent, security: c.tool.Security}
 }
 
 func (r *Request) fail(format string, args ...any) {

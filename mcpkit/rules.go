@@ -32,6 +32,9 @@ func (c *Call) ruleFor(resp response) *mcp.CallToolResult {
 		}
 		var buf bytes.Buffer
 		data := map[string]any{"args": c.args, "body": body, "status": resp.status}
+		if c.step != "" {
+			data["step"] = c.step
+		}
 		if err := sh.rules[i].Execute(&buf, data); err != nil {
 			// A rule whose template cannot render (the body lacks a field it
 			// reads) falls through to the next rule and the defaults.

@@ -40,6 +40,7 @@ func (c *Call) Do(r *Request) *mcp.CallToolResult {
 		return errorResult(fmt.Sprintf("Invalid arguments for %s: %s. Nothing was sent to the API; fix the arguments and call again.", c.tool.Name, r.err))
 	}
 	resp := c.send(r)
+	c.audit.Steps = append(c.audit.Steps, auditStep{Method: r.Method, Path: r.template, Status: resp.status})
 	if resp.err != nil || resp.status < 200 || resp.status > 299 {
 		return c.failure(r, resp)
 	}
@@ -49,7 +50,7 @@ func (c *Call) Do(r *Request) *mcp.CallToolResult {
 func (c *Call) send(r *Request) response {
 	start := time.Now()
 	attempts := 1
-	if c.tool.ReadOnly {
+	if r.readOnly {
 		attempts += c.kit.cfg.Retries
 	}
 	var resp response
@@ -121,7 +122,7 @@ func (c *Call) build(r *Request) (*http.Request, error) {
 	for k, v := range r.header {
 		headers.Set(k, v)
 	}
-	apiKeyCookies := c.applyCredentials(headers, query)
+	apiKeyCookies := c.applyCredentials(r.security, headers, query)
 	u.RawPath = rawPath
 	u.Path = rawPath
 	if p, err := unescapePath(rawPath); err == nil {
@@ -158,12 +159,12 @@ func (c *Call) build(r *Request) (*http.Request, error) {
 // applyCredentials applies the first security alternative whose credentials
 // are all configured; in HTTP mode with pass-through on, the caller's
 // Authorization header is forwarded instead of a configured bearer token.
-func (c *Call) applyCredentials(h http.Header, q url.Values) (cookies []string) {
+func (c *Call) applyCredentials(security [][]string, h http.Header, q url.Values) (cookies []string) {
 	passed := ""
 	if c.kit.cfg.PassThroughAuth && c.header != nil {
 		passed = c.header.Get("Authorization")
 	}
-	for _, alt := range c.tool.Security {
+	for _, alt := range security {
 		ok := true
 		for _, name := range alt {
 			if _, have := c.kit.creds[name]; !have {

@@ -56,6 +56,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		stateless   = fs.Bool("stateless", envBool(env("STATELESS")), "streamable HTTP without sessions (env "+api.EnvPrefix+"_STATELESS)")
 		timeout     = fs.Duration("timeout", envDuration(env("TIMEOUT"), 30*time.Second), "timeout of each backend request (env "+api.EnvPrefix+"_TIMEOUT)")
 		retries     = fs.Int("retries", envInt(env("RETRIES"), 2), "retries of read-only calls after connection failures and 502/503/504 (env "+api.EnvPrefix+"_RETRIES)")
+		quoteTTL    = fs.Duration("quote-ttl", envDuration(env("QUOTE_TTL"), 0), "override how long quotes stay valid (env "+api.EnvPrefix+"_QUOTE_TTL; default: as the overlay says)")
 		passThrough = fs.Bool("pass-through-auth", envBool(env("PASS_THROUGH_AUTH")), "HTTP mode: forward the MCP request's Authorization header to the backend (env "+api.EnvPrefix+"_PASS_THROUGH_AUTH)")
 	)
 	fs.Usage = func() {
@@ -89,7 +90,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		}
 		return 2
 	}
-	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr}
+	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr, QuoteTTL: *quoteTTL}
 	var verifier auth.TokenVerifier
 	if secret := env("TOKEN_HS256_SECRET"); secret != "" {
 		if *httpAddr == "" {

@@ -101,15 +101,36 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 		text = truncate(text, limit)
 		note = fmt.Sprintf("The result was cut at %d of %d bytes. Ask for less (a smaller limit, a filter, or a narrower query) to see the rest.", limit, len(jsonText(v)))
 	}
+	if !t.ReadOnly {
+		c.audit.Created = append(c.audit.Created, createdIDs(v)...)
+	}
+	var quote map[string]any
+	if t.Quote != nil {
+		var err error
+		if quote, err = c.saveQuote(v); err != nil {
+			c.kit.log.Error("quote store failed", "tool", t.Name, "error", err.Error())
+			return errorResult("The quote was computed but could not be stored (the server's quote store failed), so it cannot be carried out. Try again in a moment.")
+		}
+	}
 	var content []mcp.Content
 	if sh.text != nil {
 		var buf bytes.Buffer
 		data := map[string]any{"args": c.args, "body": v, "status": status}
+		if quote != nil {
+			data["quote"] = quote
+		}
 		if err := sh.text.Execute(&buf, data); err != nil {
 			c.kit.log.Error("result template failed", "tool", t.Name, "error", err.Error())
 		} else if s := strings.TrimSpace(buf.String()); s != "" {
 			content = append(content, &mcp.TextContent{Text: s})
 		}
+	}
+	if quote != nil {
+		next := "once they agree"
+		if t.Quote.ConfirmTool != "" {
+			next = fmt.Sprintf("once they agree, call %s with quote_id %s", t.Quote.ConfirmTool, quote["id"])
+		}
+		content = append(content, &mcp.TextContent{Text: fmt.Sprintf("Quote %s, valid until %s. Nothing has been done yet: tell the customer the result above and, %s.", quote["id"], quote["expires_at"], next)})
 	}
 	if note != "" {
 		content = append(content, &mcp.TextContent{Text: note})
@@ -117,10 +138,23 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 	content = append(content, &mcp.TextContent{Text: text})
 	res := &mcp.CallToolResult{Content: content}
 	if t.OutputSchema != "" {
+		var sc map[string]any
 		if t.Wrap != "" {
-			res.StructuredContent = map[string]any{t.Wrap: v}
-		} else if _, isObj := v.(map[string]any); isObj {
-			res.StructuredContent = v
+			sc = map[string]any{t.Wrap: v}
+		} else if m, isObj := v.(map[string]any); isObj {
+			sc = m
+			if quote != nil {
+				sc = make(map[string]any, len(m)+2)
+				for k, e := range m {
+					sc[k] = e
+				}
+			}
+		}
+		if sc != nil {
+			if quote != nil {
+				sc["quote_id"], sc["quote_expires_at"] = quote["id"], quote["expires_at"]
+			}
+			res.StructuredContent = sc
 		}
 	}
 	return res

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -39,6 +40,14 @@ type Tool struct {
 	MaxBytes int
 	// Errors turn matching failures into messages, first match wins.
 	Errors []ErrorRule
+	// Quote makes this a quote tool (see QuoteSpec).
+	Quote *QuoteSpec
+	// Confirms names the quote tool whose quotes this tool carries out.
+	Confirms string
+	// Approval asks the person before a confirm tool runs.
+	Approval *Approval
+	// Steps make a composed tool, run by Call.RunSteps.
+	Steps []Step
 
 	once      sync.Once
 	validator *validator
@@ -111,10 +120,12 @@ func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
 				res, err = errorResult("The tool failed because of an internal error in the MCP server (this is a bug, not a problem with your arguments). Do not retry; tell the user the tool is broken."), nil
 			}
 		}()
+		start := time.Now()
 		c, bad := k.newCall(ctx, req, t)
 		if bad != nil {
 			return bad, nil
 		}
+		defer func() { k.writeAudit(c, res, start) }()
 		return h(c), nil
 	})
 }

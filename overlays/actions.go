@@ -3,6 +3,7 @@ package overlays
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/theory/jsonpath"
 	"github.com/theory/jsonpath/spec"
@@ -21,7 +22,7 @@ func ApplyActions(doc any, actions []*Action, strict bool) (any, []diag.Diagnost
 	for i, a := range actions {
 		p, err := jsonpath.Parse(a.Target)
 		if err != nil {
-			l.Errorf(a.Pos, "", "actions[%d]: target %q is not a JSONPath expression: %v", i, a.Target, err)
+			l.Errorf(a.Pos, "", "actions[%d]: target %q is not a JSONPath expression: %v%s", i, a.Target, err, quoteHint(a.Target))
 			continue
 		}
 		nodes := p.SelectLocated(doc)
@@ -54,7 +55,7 @@ func ApplyActions(doc any, actions []*Action, strict bool) (any, []diag.Diagnost
 			if a.Copy != "" {
 				src, err := jsonpath.Parse(a.Copy)
 				if err != nil {
-					l.Errorf(a.Pos, "", "actions[%d]: copy %q is not a JSONPath expression: %v", i, a.Copy, err)
+					l.Errorf(a.Pos, "", "actions[%d]: copy %q is not a JSONPath expression: %v%s", i, a.Copy, err, quoteHint(a.Copy))
 					continue
 				}
 				vals := src.Select(doc)
@@ -83,6 +84,15 @@ func ApplyActions(doc any, actions []*Action, strict bool) (any, []diag.Diagnost
 		}
 	}
 	return doc, l.All()
+}
+
+// quoteHint is advice for a target with an unquoted path name: in
+// JSONPath, names with / or { } must be quoted, as in $.paths['/orders'].
+func quoteHint(target string) string {
+	if strings.Contains(target, "[/") || strings.Contains(target, "./") {
+		return " (quote names that contain / or { }, as in $.paths['/orders/{id}'].get)"
+	}
+	return ""
 }
 
 // merge applies an update to a target value.

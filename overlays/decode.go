@@ -3,9 +3,11 @@ package overlays
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -17,6 +19,7 @@ import (
 type decoder struct {
 	path  string
 	diags *diag.List
+	lines []string // of the file, to place text inside string values
 }
 
 func (d *decoder) pos(n *yaml.Node) diag.Pos {
@@ -35,7 +38,7 @@ func (d *decoder) fields(n *yaml.Node, where string, handlers map[string]func(ke
 		d.errorf(n, "%s must be a mapping, not %s", where, kindName(n))
 		return
 	}
-	seen := map[string]bool{}
+	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolveAlias(n.Content[i+1])
 		h, ok := handlers[k.Value]
@@ -47,11 +50,11 @@ func (d *decoder) fields(n *yaml.Node, where string, handlers map[string]func(ke
 			d.errorf(k, "unknown key `%s` in %s%s", k.Value, where, suggest(k.Value, known))
 			continue
 		}
-		if seen[k.Value] {
-			d.errorf(k, "`%s` appears twice in %s", k.Value, where)
+		if first := seen[k.Value]; first != nil {
+			d.errorf(k, "`%s` appears twice in %s (first at line %d)", k.Value, where, first.Line)
 			continue
 		}
-		seen[k.Value] = true
+		seen[k.Value] = k
 		h(k, v)
 	}
 }
@@ -63,14 +66,14 @@ func (d *decoder) entries(n *yaml.Node, where string, each func(key, val *yaml.N
 		d.errorf(n, "%s must be a mapping, not %s", where, kindName(n))
 		return
 	}
-	seen := map[string]bool{}
+	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
-		if seen[k.Value] {
-			d.errorf(k, "`%s` appears twice in %s", k.Value, where)
+		if first := seen[k.Value]; first != nil {
+			d.errorf(k, "`%s` appears twice in %s (first at line %d)", k.Value, where, first.Line)
 			continue
 		}
-		seen[k.Value] = true
+		seen[k.Value] = k
 		each(k, resolveAlias(n.Content[i+1]))
 	}
 }
@@ -162,10 +165,91 @@ func (d *decoder) list(n *yaml.Node, what string) []any {
 	return out
 }
 
+// text reads a string that the curate stage looks into (a template, a
+// path), noting where its characters are in the file.
+func (d *decoder) text(n *yaml.Node, what string) (Text, bool) {
+	s, ok := d.str(n, what)
+	if !ok {
+		return Text{}, false
+	}
+	t := Text{S: s, Pos: d.pos(n), Start: d.pos(n)}
+	lines := strings.Split(s, "\n")
+	switch {
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		// The text starts on the line after the indicator, at the block's
+		// indentation: that of its first non-blank line, less the spaces
+		// the text itself has there.
+		t.Start.Line++
+		t.Start.Col = 1
+		for i, l := range lines {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			if fl, ok := d.line(t.Start.Line + i); ok && leadingSpaces(fl) >= leadingSpaces(l) {
+				t.Start.Col = 1 + leadingSpaces(fl) - leadingSpaces(l)
+			}
+			break
+		}
+	case len(lines) > 1:
+		// Line breaks in a quoted or plain string come from escapes or
+		// folding: its lines are not the file's.
+		return t, true
+	case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
+		t.Start.Col++
+	}
+	// Check against the file rather than reason about escapes and folding:
+	// each line of the text must be there, from Start's column.
+	for len(lines) > 1 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1] // the block's final line breaks
+	}
+	t.Exact = true
+	for i, l := range lines {
+		fl, ok := d.line(t.Start.Line + i)
+		if !ok {
+			t.Exact = false
+			break
+		}
+		if l == "" && strings.TrimSpace(fl) == "" {
+			continue
+		}
+		if rest, ok := fromColumn(fl, t.Start.Col); !ok || !strings.HasPrefix(rest, l) {
+			t.Exact = false
+			break
+		}
+	}
+	return t, true
+}
+
+// line returns line n (1-based) of the file.
+func (d *decoder) line(n int) (string, bool) {
+	if n < 1 || n > len(d.lines) {
+		return "", false
+	}
+	return d.lines[n-1], true
+}
+
+// fromColumn returns the rest of line from column col (1-based, in
+// characters, as yaml counts them).
+func fromColumn(line string, col int) (string, bool) {
+	i := 0
+	for c := 1; c < col; c++ {
+		if i >= len(line) {
+			return "", false
+		}
+		_, size := utf8.DecodeRuneInString(line[i:])
+		i += size
+	}
+	return line[i:], true
+}
+
+func leadingSpaces(s string) int {
+	return len(s) - len(strings.TrimLeft(s, " "))
+}
+
 func (d *decoder) texts(n *yaml.Node, what string) []Text {
 	if n.Kind == yaml.ScalarNode {
-		if s, ok := d.str(n, what); ok {
-			return []Text{{S: s, Pos: d.pos(n)}}
+		if t, ok := d.text(n, what); ok {
+			return []Text{t}
 		}
 		return nil
 	}
@@ -175,8 +259,8 @@ func (d *decoder) texts(n *yaml.Node, what string) []Text {
 	}
 	var out []Text
 	for _, e := range n.Content {
-		if s, ok := d.str(e, what+" entries"); ok {
-			out = append(out, Text{S: s, Pos: d.pos(e)})
+		if t, ok := d.text(e, what+" entries"); ok {
+			out = append(out, t)
 		}
 	}
 	return out
@@ -258,7 +342,7 @@ func suggest(s string, known []string) string {
 	if best := Nearest(s, known); best != "" {
 		return fmt.Sprintf("; did you mean `%s`?", best)
 	}
-	if len(known) > 0 && len(known) <= 12 {
+	if len(known) > 0 && len(known) <= 20 {
 		sort.Strings(known)
 		return "; expected one of: " + strings.Join(known, ", ")
 	}
@@ -279,7 +363,18 @@ func Nearest(s string, candidates []string) string {
 	if bestDist <= limit && bestDist < len(s) {
 		return best
 	}
-	return ""
+	// A name cut short (`desc`, `customer` for customer_id) is far from
+	// the whole by edit distance; suggest the one name it begins.
+	prefixed := ""
+	for _, c := range candidates {
+		if len(s) >= 3 && strings.HasPrefix(strings.ToLower(c), strings.ToLower(s)) {
+			if prefixed != "" && prefixed != c {
+				return ""
+			}
+			prefixed = c
+		}
+	}
+	return prefixed
 }
 
 func levenshtein(a, b string) int {
@@ -305,6 +400,27 @@ func levenshtein(a, b string) int {
 
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
+// nameProblem says what is wrong with a name toolName rejects.
+func nameProblem(name string) string {
+	if n := utf8.RuneCountInString(name); n > 64 {
+		return fmt.Sprintf("it is %d characters long and MCP clients accept at most 64", n)
+	}
+	if name == "" {
+		return "it is empty: use 1 to 64 of a-z A-Z 0-9 _ -"
+	}
+	var bad []string
+	for _, r := range name {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			if q := strconv.QuoteRune(r); !slices.Contains(bad, q) {
+				bad = append(bad, q)
+			}
+		}
+	}
+	return "it contains " + strings.Join(bad, ", ") + "; use only a-z A-Z 0-9 _ -"
+}
+
 var argName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
+
+var stepName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,39}$`)
 
 var statusPattern = regexp.MustCompile(`^[1-5]([0-9]{2}|XX)$`)

@@ -26,6 +26,8 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -103,6 +105,70 @@ type Tool struct {
 	Params       []*Param
 	Result       *Result
 	Errors       []*ErrorRule
+
+	// Quote makes the tool a quote tool: its successful result is stored
+	// under a short id that a confirm tool carries out.
+	Quote *Quote
+	// Confirms makes the tool the confirm tool of a quote tool: its only
+	// argument is the quote id, and its Steps run with the quoted values.
+	Confirms    string
+	ConfirmsPos diag.Pos
+	// Approval asks the person to approve (MCP elicitation) before a
+	// confirm tool runs.
+	Approval *Approval
+	// Args declares the arguments of a composed tool (one with Steps).
+	Args []*Arg
+	// Steps make a composed tool: operations called in order.
+	Steps []*Step
+}
+
+// Quote configures a quote tool.
+type Quote struct {
+	// TTLSeconds is how long a quote stays valid (default 15 minutes).
+	TTLSeconds int
+	Pos        diag.Pos
+}
+
+// Approval configures human approval of a confirm tool.
+type Approval struct {
+	Message Text
+	// WithoutElicitation is "refuse" (default) or "proceed": what to do when
+	// the client cannot ask the person.
+	WithoutElicitation string
+	Pos                diag.Pos
+}
+
+// Arg declares an argument of a composed tool: a JSON Schema for it, and
+// whether it is required.
+type Arg struct {
+	Name     string
+	Schema   map[string]any
+	Required bool
+	Pos      diag.Pos
+}
+
+// Step is one operation of a composed tool.
+type Step struct {
+	Name         string
+	Operation    string
+	OperationPos diag.Pos
+	// ForEach is a template reference to a list; the step runs once per
+	// element, which templates see as .item.
+	ForEach *Text
+	// IdempotencyKey sends the quote id as the Idempotency-Key header.
+	IdempotencyKey bool
+	// Args bind the operation's arguments (raw names) to templates or
+	// literal values, in file order.
+	Args []*StepArg
+	Pos  diag.Pos
+}
+
+// StepArg binds one argument of a step's operation.
+type StepArg struct {
+	Name string
+	// Value is a literal value, or a string holding a template.
+	Value *Value
+	Pos   diag.Pos
 }
 
 // Annotations override the hints derived from the HTTP method.
@@ -158,7 +224,26 @@ type Result struct {
 // Text is a string with its position.
 type Text struct {
 	S   string
-	Pos diag.Pos
+	Pos diag.Pos // of the YAML value (a block scalar's | or > indicator)
+	// Start is where S's first character is in the file: after the quote
+	// of a quoted string, on the line after a block scalar's indicator.
+	Start diag.Pos
+	// Exact says S runs on from Start character for character (a one-line
+	// string without escapes, or a literal block), so that At can place
+	// any offset of S in the file.
+	Exact bool
+}
+
+// At is the position in the file of S[offset:]: exact when the text runs
+// on from Start character for character, else the position of the value.
+func (t Text) At(offset int) diag.Pos {
+	if !t.Exact || offset < 0 || offset > len(t.S) {
+		return t.Pos
+	}
+	before := t.S[:offset]
+	line := strings.Count(before, "\n")
+	col := utf8.RuneCountInString(before[strings.LastIndex(before, "\n")+1:])
+	return diag.Pos{File: t.Start.File, Line: t.Start.Line + line, Col: t.Start.Col + col}
 }
 
 // ErrorRule turns matching failures into a message for the model.
@@ -190,7 +275,7 @@ func Parse(path string, data []byte) (*Overlay, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, yamlError(path, err)
 	}
-	d := &decoder{path: path, diags: &diag.List{}}
+	d := &decoder{path: path, diags: &diag.List{}, lines: strings.Split(string(data), "\n")}
 	sum := sha256.Sum256(data)
 	o := &Overlay{Path: path, SHA256: hex.EncodeToString(sum[:]), Include: Include{Mode: "listed"}}
 	if doc.Kind == 0 || len(doc.Content) == 0 {

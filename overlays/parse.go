@@ -2,6 +2,7 @@ package overlays
 
 import (
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -119,7 +120,7 @@ func (d *decoder) selectors(n *yaml.Node, where string) []*Selector {
 func (d *decoder) tool(k, n *yaml.Node) *Tool {
 	t := &Tool{Name: k.Value, Pos: d.pos(k)}
 	if !toolName.MatchString(t.Name) {
-		d.errorf(k, "tool name %q is not valid for every MCP client: use 1 to 64 of a-z A-Z 0-9 _ -", t.Name)
+		d.errorf(k, "tool name %q is not valid for every MCP client: %s", t.Name, nameProblem(t.Name))
 	}
 	d.fields(n, "tool `"+t.Name+"`", map[string]func(k, v *yaml.Node){
 		"operation": func(k, v *yaml.Node) {
@@ -144,20 +145,160 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 			})
 		},
 		"params": func(k, v *yaml.Node) {
-			d.entries(v, "params", func(k, v *yaml.Node) { t.Params = append(t.Params, d.param(k, v)) })
+			d.entries(v, "params", func(k, v *yaml.Node) { t.Params = append(t.Params, d.param(t.Name, k, v)) })
 		},
 		"result": func(k, v *yaml.Node) { t.Result = d.result(v) },
 		"errors": func(k, v *yaml.Node) { t.Errors = d.errorRules(v) },
+		"quote": func(k, v *yaml.Node) {
+			q := &Quote{TTLSeconds: 15 * 60, Pos: d.pos(v)}
+			d.fields(v, "quote", map[string]func(k, v *yaml.Node){
+				"ttl": func(k, v *yaml.Node) {
+					if s, ok := d.str(v, "ttl"); ok {
+						dur, err := time.ParseDuration(s)
+						if err != nil || dur < time.Second || dur > 24*time.Hour {
+							d.errorf(v, "ttl must be a duration between 1s and 24h such as 15m, not %q", s)
+							return
+						}
+						q.TTLSeconds = int(dur / time.Second)
+					}
+				},
+			})
+			t.Quote = q
+		},
+		"confirms": func(k, v *yaml.Node) {
+			t.Confirms, _ = d.str(v, "confirms")
+			t.ConfirmsPos = d.pos(v)
+		},
+		"approval": func(k, v *yaml.Node) {
+			a := &Approval{WithoutElicitation: "refuse", Pos: d.pos(v)}
+			hasMessage := false
+			d.fields(v, "approval", map[string]func(k, v *yaml.Node){
+				"message": func(k, v *yaml.Node) {
+					if s, ok := d.str(v, "message"); ok {
+						a.Message, hasMessage = Text{S: s, Pos: d.pos(v)}, true
+					}
+				},
+				"without_elicitation": func(k, v *yaml.Node) {
+					if s, ok := d.str(v, "without_elicitation"); ok {
+						if s != "refuse" && s != "proceed" {
+							d.errorf(v, "without_elicitation must be `refuse` or `proceed`, not %q%s", s, suggest(s, []string{"refuse", "proceed"}))
+						}
+						a.WithoutElicitation = s
+					}
+				},
+			})
+			if !hasMessage {
+				d.errorf(v, "approval needs `message:`, the question the person is asked (a template, e.g. \"Refund NT${{money .quote.body.amount}}?\")")
+			}
+			t.Approval = a
+		},
+		"args": func(k, v *yaml.Node) {
+			d.entries(v, "args", func(k, v *yaml.Node) {
+				a := &Arg{Name: k.Value, Pos: d.pos(k)}
+				if !argName.MatchString(a.Name) {
+					d.errorf(k, "argument name %q is not valid: use 1 to 64 of a-z A-Z 0-9 _ . -", a.Name)
+				}
+				if val := d.value(v); val != nil {
+					m, ok := val.V.(map[string]any)
+					if !ok {
+						d.errorf(v, "argument `%s` must be a JSON Schema such as {type: string, description: ...}", a.Name)
+						return
+					}
+					if r, ok := m["required"]; ok {
+						b, isBool := r.(bool)
+						if !isBool {
+							d.errorf(v, "argument `%s`: required must be true or false", a.Name)
+						}
+						a.Required = b
+						delete(m, "required")
+					}
+					a.Schema = m
+				}
+				t.Args = append(t.Args, a)
+			})
+		},
+		"steps": func(k, v *yaml.Node) { t.Steps = d.steps(v) },
 	})
-	if t.Operation == "" && resolveAlias(n).Kind == yaml.MappingNode {
-		d.errorf(k, "tool `%s` needs `operation:` (an operationId, or \"METHOD /path\")", t.Name)
+	if resolveAlias(n).Kind == yaml.MappingNode {
+		switch {
+		case t.Operation == "" && len(t.Steps) == 0:
+			d.errorf(k, "tool `%s` needs `operation:` (an operationId, or \"METHOD /path\"), or `steps:` for a composed tool", t.Name)
+		case t.Operation != "" && len(t.Steps) > 0:
+			d.errorf(k, "tool `%s` has both `operation:` and `steps:`: a tool calls one operation, or is composed of steps", t.Name)
+		case t.Confirms != "" && len(t.Steps) == 0:
+			d.errorf(k, "tool `%s` confirms `%s` but has no `steps:` saying what carrying out a quote does", t.Name, t.Confirms)
+		case t.Confirms != "" && len(t.Args) > 0:
+			d.errorf(k, "tool `%s` confirms a quote, so its only argument is the quote id: remove `args:`", t.Name)
+		case t.Approval != nil && t.Confirms == "":
+			d.errorf(k, "tool `%s`: approval applies to confirm tools (`confirms:`)", t.Name)
+		case t.Quote != nil && t.Operation == "":
+			d.errorf(k, "tool `%s`: a quote tool calls one operation (the API's preview), not steps", t.Name)
+		case len(t.Steps) > 0 && len(t.Params) > 0:
+			d.errorf(k, "tool `%s` is composed: bind each step's parameters under the step's `args:`, and declare the tool's own under `args:`", t.Name)
+		}
 	}
 	return t
 }
 
-func (d *decoder) param(k, n *yaml.Node) *Param {
+func (d *decoder) steps(n *yaml.Node) []*Step {
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, "steps must be a list of steps, each with name and operation, not %s", kindName(n))
+		return nil
+	}
+	var out []*Step
+	names := map[string]bool{}
+	for _, e := range n.Content {
+		st := &Step{Pos: d.pos(e)}
+		d.fields(e, "step", map[string]func(k, v *yaml.Node){
+			"name": func(k, v *yaml.Node) {
+				if s, ok := d.str(v, "name"); ok {
+					if !stepName.MatchString(s) {
+						d.errorf(v, "step name %q must be a short identifier (letters, digits, _), since templates refer to it as .steps.%s", s, s)
+					} else if names[s] {
+						d.errorf(v, "two steps are named `%s`", s)
+					}
+					names[s] = true
+					st.Name = s
+				}
+			},
+			"operation": func(k, v *yaml.Node) {
+				st.Operation, _ = d.str(v, "operation")
+				st.OperationPos = d.pos(v)
+			},
+			"for_each": func(k, v *yaml.Node) {
+				if s, ok := d.str(v, "for_each"); ok {
+					st.ForEach = &Text{S: s, Pos: d.pos(v)}
+				}
+			},
+			"idempotency_key": func(k, v *yaml.Node) { st.IdempotencyKey, _ = d.boolean(v, "idempotency_key") },
+			"args": func(k, v *yaml.Node) {
+				d.entries(v, "step args", func(k, v *yaml.Node) {
+					a := &StepArg{Name: k.Value, Pos: d.pos(k)}
+					a.Value = d.value(v)
+					if a.Value != nil && v.Kind == yaml.ScalarNode && v.Tag == "!!str" {
+						a.Value.Pos = d.pos(v)
+					}
+					st.Args = append(st.Args, a)
+				})
+			},
+		})
+		if resolveAlias(e).Kind == yaml.MappingNode {
+			if st.Name == "" {
+				d.errorf(e, "step needs `name:`, which templates use to refer to its result (.steps.<name>)")
+			}
+			if st.Operation == "" {
+				d.errorf(e, "step needs `operation:` (an operationId, or \"METHOD /path\")")
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func (d *decoder) param(tool string, k, n *yaml.Node) *Param {
 	p := &Param{Name: k.Value, Pos: d.pos(k)}
-	d.fields(n, "parameter `"+p.Name+"`", map[string]func(k, v *yaml.Node){
+	where := "tool `" + tool + "`, parameter `" + p.Name + "`"
+	d.fields(n, where, map[string]func(k, v *yaml.Node){
 		"rename": func(k, v *yaml.Node) {
 			if s := d.strPtr(v, "rename"); s != nil {
 				if !argName.MatchString(*s) {
@@ -179,10 +320,12 @@ func (d *decoder) param(k, n *yaml.Node) *Param {
 		"from": func(k, v *yaml.Node) {
 			p.FromPos = d.pos(v)
 			if s, ok := d.str(v, "from"); ok {
-				if !strings.HasPrefix(s, "context.") {
+				name, found := strings.CutPrefix(s, "context.")
+				if !found || !toolName.MatchString(name) {
 					d.errorf(v, "from must name a context value as `context.<name>`, not %q", s)
+					return
 				}
-				p.From = strings.TrimPrefix(s, "context.")
+				p.From = name
 			}
 		},
 		"hidden":   func(k, v *yaml.Node) { p.Hidden, _ = d.boolean(v, "hidden") },
@@ -195,11 +338,11 @@ func (d *decoder) param(k, n *yaml.Node) *Param {
 		}
 	}
 	if sources > 1 {
-		d.errorf(k, "parameter `%s`: value, from and hidden exclude each other (choose one)", p.Name)
+		d.errorf(k, "%s: value, from and hidden: true exclude each other (choose one)", where)
 	}
 	if sources == 1 && (p.Rename != nil || p.Description != nil || p.Default != nil || p.Enum != nil || p.Examples != nil ||
 		p.Minimum != nil || p.Maximum != nil || p.Pattern != nil || p.MinLength != nil || p.MaxLength != nil || p.Required != nil) {
-		d.errorf(k, "parameter `%s` is hidden from the model (value, from or hidden), so rename, description, default and constraints have no effect: remove them", p.Name)
+		d.errorf(k, "%s is hidden from the model (value, from or hidden), so rename, description, default and constraints have no effect: remove them", where)
 	}
 	return p
 }
@@ -210,8 +353,8 @@ func (d *decoder) result(n *yaml.Node) *Result {
 		"keep": func(k, v *yaml.Node) { r.Keep = d.texts(v, "keep") },
 		"drop": func(k, v *yaml.Node) { r.Drop = d.texts(v, "drop") },
 		"text": func(k, v *yaml.Node) {
-			if s, ok := d.str(v, "text"); ok {
-				r.Text = &Text{S: s, Pos: d.pos(v)}
+			if t, ok := d.text(v, "text"); ok {
+				r.Text = &t
 			}
 		},
 		"max_bytes": func(k, v *yaml.Node) {
@@ -254,9 +397,9 @@ func (d *decoder) errorRules(n *yaml.Node) []*ErrorRule {
 				})
 			},
 			"text": func(k, v *yaml.Node) {
-				if s, ok := d.str(v, "text"); ok {
+				if t, ok := d.text(v, "text"); ok {
 					hasText = true
-					r.Text = Text{S: s, Pos: d.pos(v)}
+					r.Text = t
 				}
 			},
 		})

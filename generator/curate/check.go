@@ -24,20 +24,7 @@ func checkValue(root map[string]any, prop any, v any) error {
 	if defs, ok := root["$defs"]; ok {
 		doc["$defs"] = defs
 	}
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	parsed, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
-	if err != nil {
-		return err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("mem:///param.json", parsed); err != nil {
-		return err
-	}
-	s, err := c.Compile("mem:///param.json")
+	s, err := compile(doc)
 	if err != nil {
 		return fmt.Errorf("the parameter's schema does not compile: %v", err)
 	}
@@ -63,4 +50,22 @@ func checkValue(root map[string]any, prop any, v any) error {
 		return err
 	}
 	return nil
+}
+
+// compile compiles a self-contained JSON Schema (draft 2020-12).
+func compile(doc map[string]any) (*jsonschema.Schema, error) {
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("mem:///schema.json", parsed); err != nil {
+		return nil, err
+	}
+	return c.Compile("mem:///schema.json")
 }

@@ -40,6 +40,8 @@ type curator struct {
 	byOp map[string]*ir.Tool
 	// context names defined by the overlay's server.context.
 	context map[string]bool
+	// curated holds the curated tools made so far, by name.
+	curated map[string]*ir.Tool
 }
 
 func (c *curator) errorf(pos diag.Pos, format string, args ...any) {
@@ -77,22 +79,47 @@ func (c *curator) apply() *ir.API {
 	curatedOps := map[*ir.Tool]bool{}
 	hiddenOps := map[*ir.Tool]bool{}
 	names := map[string]diag.Pos{}
-	for _, ot := range c.o.Tools {
-		raw := c.operation(ot.Operation, ot.OperationPos)
-		if raw == nil {
-			continue
+	// Single-operation tools first, then composed ones (a confirm tool reads
+	// its quote tool's arguments and response); the output keeps overlay
+	// order.
+	slots := make([]*ir.Tool, len(c.o.Tools))
+	c.curated = map[string]*ir.Tool{}
+	for pass := 0; pass < 2; pass++ {
+		for i, ot := range c.o.Tools {
+			composed := len(ot.Steps) > 0
+			if composed != (pass == 1) {
+				continue
+			}
+			if !composed {
+				raw := c.operation(ot.Operation, ot.OperationPos)
+				if raw == nil {
+					continue
+				}
+				if ot.Hidden {
+					hiddenOps[raw] = true
+					continue
+				}
+				curatedOps[raw] = true
+			}
+			if prev, dup := names[ot.Name]; dup {
+				c.errorf(ot.Pos, "tool name `%s` is already used at %s", ot.Name, prev)
+				continue
+			}
+			names[ot.Name] = ot.Pos
+			if composed {
+				slots[i] = c.composed(ot)
+			} else {
+				slots[i] = c.tool(c.byOp[c.opKey(ot.Operation)], ot)
+			}
+			if slots[i] != nil {
+				c.curated[ot.Name] = slots[i]
+			}
 		}
-		if ot.Hidden {
-			hiddenOps[raw] = true
-			continue
+	}
+	for _, t := range slots {
+		if t != nil {
+			out.Tools = append(out.Tools, t)
 		}
-		curatedOps[raw] = true
-		if prev, dup := names[ot.Name]; dup {
-			c.errorf(ot.Pos, "tool name `%s` is already used at %s", ot.Name, prev)
-			continue
-		}
-		names[ot.Name] = ot.Pos
-		out.Tools = append(out.Tools, c.tool(raw, ot))
 	}
 
 	for _, raw := range c.raw.Tools {
@@ -117,10 +144,7 @@ func (c *curator) operation(ref string, pos diag.Pos) *ir.Tool {
 	if ref == "" {
 		return nil
 	}
-	key := ref
-	if m, p, ok := strings.Cut(ref, " "); ok && strings.HasPrefix(strings.TrimSpace(p), "/") {
-		key = strings.ToUpper(m) + " " + strings.TrimSpace(p)
-	}
+	key := c.opKey(ref)
 	if t := c.byOp[key]; t != nil {
 		return t
 	}
@@ -135,6 +159,14 @@ func (c *curator) operation(ref string, pos diag.Pos) *ir.Tool {
 	}
 	c.errorf(pos, "unknown operation `%s`%s", ref, hint)
 	return nil
+}
+
+// opKey normalizes an operation reference: "get /x" → "GET /x".
+func (c *curator) opKey(ref string) string {
+	if m, p, ok := strings.Cut(ref, " "); ok && strings.HasPrefix(strings.TrimSpace(p), "/") {
+		return strings.ToUpper(m) + " " + strings.TrimSpace(p)
+	}
+	return ref
 }
 
 func (c *curator) included(t *ir.Tool) bool {

@@ -35,7 +35,11 @@ func (c *curator) errorRules(t *ir.Tool, ot *overlays.Tool) {
 				rule.Body[k] = encodeValue(v)
 			}
 		}
-		c.checkTemplate(&r.Text, where+" text", templateScope{args: argNames(t)})
+		scope := templateScope{"args": namesSym("an argument of this tool", argNames(t)), "body": {}, "status": {}}
+		if len(t.Steps) > 0 {
+			scope["step"] = sym{}
+		}
+		c.checkTemplate(&r.Text, where+" text", scope)
 		t.Errors = append(t.Errors, rule)
 	}
 }

@@ -60,7 +60,7 @@ func (c *curator) shape(t *ir.Tool, ot *overlays.Tool) {
 	}
 	if r.Text != nil {
 		sh.Text = r.Text.S
-		c.checkTemplate(r.Text, where+" text", templateScope{args: argNames(t), body: t.OutputSchema, wrap: t.Call.Result.Wrap})
+		c.checkTemplate(r.Text, where+" text", resultScope(t))
 	}
 	t.Shape = sh
 }

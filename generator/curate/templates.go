@@ -15,30 +15,54 @@ import (
 	"github.com/tailormcp/tailor/overlays"
 )
 
-// templateScope is what a template can see: the tool's argument names and
-// the schema of .body (an outputSchema, possibly wrapped; nil: unknown).
-type templateScope struct {
-	args map[string]bool
-	body json.RawMessage
-	wrap string
+// templateScope is what a template can see: its top-level names.
+type templateScope map[string]sym
+
+// schemaSym is a value described by a JSON Schema inside doc (an
+// outputSchema, whose $defs its refs use); nil doc means unknown.
+func schemaSym(doc json.RawMessage, unwrap bool, wrap string) sym {
+	if doc == nil {
+		return sym{}
+	}
+	root, err := decodeSchema(doc)
+	if err != nil {
+		return sym{}
+	}
+	o := &outputSchema{root: root.root}
+	if unwrap {
+		o.wrap = wrap
+	}
+	return sym{kind: symSchema, schema: o.body(), doc: o}
 }
 
-// argNames lists what .args holds: the model's arguments after defaults.
+func namesSym(what string, names map[string]bool) sym {
+	return sym{kind: symNames, what: what, names: names}
+}
+
+func mapSym(what string, fields map[string]sym) sym {
+	return sym{kind: symMap, what: what, fields: fields}
+}
+
+// resultScope is what a single-operation tool's result text sees.
+func resultScope(t *ir.Tool) templateScope {
+	s := templateScope{
+		"args":   namesSym("an argument of this tool", argNames(t)),
+		"body":   schemaSym(t.OutputSchema, true, t.Call.Result.Wrap),
+		"status": {},
+	}
+	if t.Quote != nil {
+		s["quote"] = mapSym("a field of the quote", map[string]sym{"id": {}, "expires_at": {}})
+	}
+	return s
+}
+
+// argNames lists what .args holds: the properties of the tool's input
+// schema, i.e. the model's arguments after curation.
 func argNames(t *ir.Tool) map[string]bool {
 	out := map[string]bool{}
-	for _, p := range t.Call.Params {
-		if p.Arg != "" {
-			out[p.Arg] = true
-		}
-	}
-	if b := t.Call.Body; b != nil {
-		if b.Arg != "" {
-			out[b.Arg] = true
-		}
-		for _, f := range b.Fields {
-			if f.Arg != "" {
-				out[f.Arg] = true
-			}
+	if in, err := decodeSchema(t.InputSchema); err == nil {
+		for n := range in.props {
+			out[n] = true
 		}
 	}
 	return out
@@ -53,28 +77,31 @@ func (c *curator) checkTemplate(text *overlays.Text, where string, scope templat
 		c.errorf(templatePos(text, err.Error()), "%s: bad template: %s", where, cleanTemplateError(err.Error()))
 		return
 	}
-	tc := &templateChecker{c: c, text: text, where: where, scope: scope}
-	if scope.body != nil {
-		if root, err := decodeSchema(scope.body); err == nil {
-			tc.schema = &outputSchema{root: root.root, wrap: scope.wrap}
-		}
-	}
-	tc.list(tmpl.Tree.Root, sym{kind: symRoot})
+	tc := &templateChecker{c: c, text: text, where: where}
+	root := mapSym("", scope)
+	tc.root = root
+	tc.list(tmpl.Tree.Root, root)
 }
 
 var templateLine = regexp.MustCompile(`^template: t:(\d+)(?::(\d+))?: `)
 
-// templatePos places a template error in the overlay: the template's
-// position plus its line within the template.
+// templatePos places a template error in the overlay: at the start of
+// the line of the template it names.
 func templatePos(text *overlays.Text, msg string) diag.Pos {
-	pos := text.Pos
-	if m := templateLine.FindStringSubmatch(msg); m != nil {
-		if l, _ := strconv.Atoi(m[1]); l > 1 {
-			pos.Line += l - 1
-			pos.Col = 1
-		}
+	m := templateLine.FindStringSubmatch(msg)
+	if m == nil {
+		return text.Pos
 	}
-	return pos
+	l, _ := strconv.Atoi(m[1])
+	off := 0
+	for ; l > 1; l-- {
+		i := strings.IndexByte(text.S[off:], '\n')
+		if i < 0 {
+			return text.Pos
+		}
+		off += i + 1
+	}
+	return text.At(off)
 }
 
 func cleanTemplateError(msg string) string {
@@ -85,24 +112,27 @@ type symKind int
 
 const (
 	symUnknown symKind = iota
-	symRoot
-	symArgs
-	symSchema
+	symMap             // known fields, each with its own sym
+	symNames           // known names whose values are unknown (.args)
+	symSchema          // described by a JSON Schema
 )
 
 // sym is what a template expression evaluates to, as far as the checker
 // can tell.
 type sym struct {
 	kind   symKind
+	what   string // "an argument of this tool", for messages
+	fields map[string]sym
+	names  map[string]bool
 	schema any
+	doc    *outputSchema
 }
 
 type templateChecker struct {
-	c      *curator
-	text   *overlays.Text
-	where  string
-	scope  templateScope
-	schema *outputSchema
+	c     *curator
+	text  *overlays.Text
+	where string
+	root  sym
 }
 
 func (tc *templateChecker) list(l *parse.ListNode, dot sym) {
@@ -136,7 +166,7 @@ func (tc *templateChecker) node(n parse.Node, dot sym) sym {
 		return tc.fields(dot, x.Ident, x.Position())
 	case *parse.VariableNode:
 		if len(x.Ident) > 0 && x.Ident[0] == "$" {
-			return tc.fields(sym{kind: symRoot}, x.Ident[1:], x.Position())
+			return tc.fields(tc.root, x.Ident[1:], x.Position())
 		}
 	case *parse.ChainNode:
 		base := tc.node(x.Node, dot)
@@ -168,48 +198,50 @@ func (tc *templateChecker) pipe(p *parse.PipeNode, dot sym) sym {
 
 // element is what range yields over v.
 func (tc *templateChecker) element(v sym) sym {
-	if v.kind != symSchema || tc.schema == nil {
+	if v.kind != symSchema {
 		return sym{}
 	}
-	_, _, items, known := tc.schema.resolve(v.schema, 0)
+	_, _, items, known := v.doc.resolve(v.schema, 0)
 	if !known || items == nil {
 		return sym{}
 	}
-	return sym{kind: symSchema, schema: items}
+	return sym{kind: symSchema, schema: items, doc: v.doc}
 }
 
 func (tc *templateChecker) fields(base sym, idents []string, pos parse.Pos) sym {
 	cur := base
+	prefix := ""
 	for _, id := range idents {
 		switch cur.kind {
-		case symRoot:
-			switch id {
-			case "args":
-				cur = sym{kind: symArgs}
-			case "body":
-				cur = sym{}
-				if tc.schema != nil {
-					cur = sym{kind: symSchema, schema: tc.schema.body()}
+		case symMap:
+			next, ok := cur.fields[id]
+			if !ok {
+				names := make([]string, 0, len(cur.fields))
+				for n := range cur.fields {
+					names = append(names, "."+prefix+n)
 				}
-			case "status":
-				cur = sym{}
-			default:
-				tc.report(pos, "`.%s` does not exist: templates see .args (the call's arguments), .body (the response) and .status%s", id, suggestion(id, []string{"args", "body", "status"}))
+				sort.Strings(names)
+				if prefix == "" {
+					tc.report(pos, "`.%s` does not exist: this template sees %s%s", id, strings.Join(names, ", "), suggestion("."+id, names))
+				} else {
+					tc.report(pos, "`.%s%s` is not %s%s", prefix, id, cur.what, suggestionOrNames("."+prefix+id, names))
+				}
 				return sym{}
 			}
-		case symArgs:
-			if !tc.scope.args[id] {
-				names := make([]string, 0, len(tc.scope.args))
-				for n := range tc.scope.args {
+			cur = next
+		case symNames:
+			if !cur.names[id] {
+				names := make([]string, 0, len(cur.names))
+				for n := range cur.names {
 					names = append(names, n)
 				}
 				sort.Strings(names)
-				tc.report(pos, "`.args.%s` is not an argument of this tool%s", id, suggestion(id, names))
+				tc.report(pos, "`.%s%s` is not %s%s", prefix, id, cur.what, suggestionOrNames(id, names))
 				return sym{}
 			}
 			cur = sym{}
 		case symSchema:
-			props, _, _, known := tc.schema.resolve(cur.schema, 0)
+			props, _, _, known := cur.doc.resolve(cur.schema, 0)
 			if !known || props == nil {
 				return sym{}
 			}
@@ -223,13 +255,14 @@ func (tc *templateChecker) fields(base sym, idents []string, pos parse.Pos) sym 
 					names = append(names, n)
 				}
 				sort.Strings(names)
-				tc.report(pos, "the response has no field `%s`%s", id, suggestion(id, names))
+				tc.report(pos, "the response has no field `%s`%s", id, suggestionOrNames(id, names))
 				return sym{}
 			}
-			cur = sym{kind: symSchema, schema: p}
+			cur = sym{kind: symSchema, schema: p, doc: cur.doc}
 		default:
 			return sym{}
 		}
+		prefix += id + "."
 	}
 	return cur
 }
@@ -249,15 +282,7 @@ func allowsMore(s any) bool {
 }
 
 func (tc *templateChecker) report(pos parse.Pos, format string, args ...any) {
-	p := tc.text.Pos
-	// Find the line of pos within the template.
-	if off := int(pos); off > 0 && off <= len(tc.text.S) {
-		if l := strings.Count(tc.text.S[:off], "\n"); l > 0 {
-			p.Line += l
-			p.Col = 1
-		}
-	}
-	tc.c.errorf(p, "%s: %s", tc.where, fmt.Sprintf(format, args...))
+	tc.c.errorf(tc.text.At(int(pos)), "%s: %s", tc.where, fmt.Sprintf(format, args...))
 }
 
 func suggestion(s string, names []string) string {
@@ -265,4 +290,12 @@ func suggestion(s string, names []string) string {
 		return fmt.Sprintf("; did you mean `%s`?", best)
 	}
 	return ""
+}
+
+// suggestionOrNames is the name nearest to s, or else the names there are.
+func suggestionOrNames(s string, names []string) string {
+	if hint := suggestion(s, names); hint != "" || len(names) == 0 {
+		return hint
+	}
+	return "; there are: " + joinNames(names)
 }

@@ -45,6 +45,9 @@ func (c *curator) tool(raw *ir.Tool, ot *overlays.Tool) *ir.Tool {
 	}
 	c.params(t, ot, in)
 	t.InputSchema = encodeSchema(in.root)
+	if ot.Quote != nil {
+		c.quote(t, ot)
+	}
 	c.shape(t, ot)
 	c.errorRules(t, ot)
 	return t
@@ -218,6 +221,8 @@ func (c *curator) params(t *ir.Tool, ot *overlays.Tool, in *inputSchema) {
 				hint := "; define it under server.context"
 				if best := overlays.Nearest(p.From, known); best != "" {
 					hint = fmt.Sprintf("; did you mean `context.%s`?", best)
+				} else if len(known) > 0 {
+					hint = fmt.Sprintf("; server.context defines %s (or define `%s` there)", joinNames(known), p.From)
 				}
 				c.errorf(p.FromPos, "%s: unknown context value `%s`%s", where, p.From, hint)
 				continue

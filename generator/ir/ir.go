@@ -55,8 +55,20 @@ type Tool struct {
 	// OutputSchema is the tool's outputSchema, or nil when the response is
 	// not JSON.
 	OutputSchema json.RawMessage
-	// Call is the HTTP request the tool makes.
+	// Call is the HTTP request a single-operation tool makes; nil for a
+	// composed tool, which has Steps instead.
 	Call *Call
+	// Steps are the operations a composed tool calls, in order.
+	Steps []*Step
+	// Quote is set on a tool whose successful result is stored as a quote
+	// that a confirm tool can carry out.
+	Quote *QuoteSpec
+	// Confirms names the quote tool whose quotes this tool carries out; its
+	// only argument is the quote id.
+	Confirms string
+	// Approval asks the person to approve before a confirm tool runs.
+	Approval *Approval
+
 	// Shape is how a successful response is presented (nil: as is).
 	Shape *Shape
 	// Errors are rules, tried in order, that turn a failure into a message
@@ -100,17 +112,51 @@ type ContextValue struct {
 	Env    string
 }
 
+// Step is one operation of a composed tool.
+type Step struct {
+	Name string
+	Call *Call
+	// ForEach is a reference to a list; the step runs once per element,
+	// bound to .item.
+	ForEach string
+	// IdempotencyKey sends the quote id as the Idempotency-Key header.
+	IdempotencyKey bool
+}
+
+// QuoteSpec configures a quote tool.
+type QuoteSpec struct {
+	// TTLSeconds is how long a quote stays valid.
+	TTLSeconds int
+	// ConfirmTool is the tool that carries the quotes out.
+	ConfirmTool string
+}
+
+// Approval asks the person, through MCP elicitation, to approve a confirm
+// tool's action before it runs.
+type Approval struct {
+	// Message is a template rendered with the quote.
+	Message string
+	// Proceed says what happens when the client cannot elicit: run anyway
+	// (true) or refuse (false).
+	Proceed bool
+}
+
 // ValueSource says where a request value comes from when the model does
-// not fill it: a fixed value or a context value.
+// not fill it: a fixed value, a context value, or (in a composed tool's
+// steps) a template over the tool's arguments, the quote, the context and
+// earlier steps.
 type ValueSource struct {
 	// Fixed is a JSON value always sent.
 	Fixed json.RawMessage
 	// Context names an ir.ContextValue.
 	Context string
+	// Template is a binding such as "{{.quote.body.amount}}"; a template that
+	// is one reference keeps the referenced value's JSON type.
+	Template string
 }
 
 // Hidden reports whether the value is not the model's to fill.
-func (s ValueSource) Hidden() bool { return s.Fixed != nil || s.Context != "" }
+func (s ValueSource) Hidden() bool { return s.Fixed != nil || s.Context != "" || s.Template != "" }
 
 // Annotations are MCP tool annotation hints.
 type Annotations struct {
@@ -193,7 +239,9 @@ type Body struct {
 	// Arg is set when the whole body is one argument (arrays, unions, free
 	// maps). Otherwise Fields lists the body's top-level properties, each its
 	// own argument.
-	Arg    string
+	Arg string
+	// Source gives the whole body when it is not the model's argument.
+	Source ValueSource
 	Fields []*BodyField
 }
 

@@ -50,6 +50,22 @@ type toolView struct {
 	// Shape, errors and defaults, as Go expressions ("" when absent).
 	Keep, Drop, Text, Errors, Defaults string
 	MaxBytes                           int
+	// Quote tools, confirm tools and composed tools.
+	QuoteTTL        int
+	QuoteConfirm    string
+	Confirms        string
+	ApprovalMessage string
+	ApprovalProceed bool
+	HasApproval     bool
+	Steps2          []stepView
+}
+
+// stepView is one step of a composed tool: a function building its request.
+type stepView struct {
+	Name, Func, Method, MethodExpr, Path, ForEach string
+	IdempotencyKey, ReadOnly                      bool
+	Security                                      string
+	Steps                                         []string
 }
 
 func newView(api *ir.API, opts Options) *view {
@@ -79,22 +95,34 @@ func newView(api *ir.API, opts Options) *view {
 			ReadOnly: t.Annotations.ReadOnly, Destructive: t.Annotations.Destructive,
 			Idempotent: t.Annotations.Idempotent, OpenWorld: t.Annotations.OpenWorld,
 			InputSchema: string(t.InputSchema), OutputSchema: string(t.OutputSchema),
-			Method: t.Call.Method, MethodExpr: methodExpr(t.Call.Method), Path: t.Call.Path,
-			OperationID: t.Call.OperationID, Wrap: t.Call.Result.Wrap,
 			Handler: base, DefVar: base + "Tool",
 		}
-		if len(t.Call.Security) > 0 {
-			var alts []string
-			for _, alt := range t.Call.Security {
-				var q []string
-				for _, n := range alt {
-					q = append(q, goString(n))
-				}
-				alts = append(alts, "{"+strings.Join(q, ", ")+"}")
-			}
-			tv.Security = "[][]string{" + strings.Join(alts, ", ") + "}"
+		if t.Call != nil {
+			tv.Security = securityExpr(t.Call.Security)
 		}
-		tv.Steps = steps(t.Call)
+		if t.Call != nil {
+			tv.Method, tv.MethodExpr, tv.Path, tv.OperationID = t.Call.Method, methodExpr(t.Call.Method), t.Call.Path, t.Call.OperationID
+			tv.Wrap = t.Call.Result.Wrap
+			tv.Steps = steps(t.Call)
+		}
+		if t.Quote != nil {
+			tv.QuoteTTL, tv.QuoteConfirm = t.Quote.TTLSeconds, t.Quote.ConfirmTool
+		}
+		tv.Confirms = t.Confirms
+		if t.Approval != nil {
+			tv.HasApproval, tv.ApprovalMessage, tv.ApprovalProceed = true, t.Approval.Message, t.Approval.Proceed
+		}
+		for _, st := range t.Steps {
+			sv := stepView{
+				Name: st.Name, Func: idents.take(base + strings.ToUpper(st.Name[:1]) + camel(st.Name)[1:]),
+				Method: st.Call.Method, MethodExpr: methodExpr(st.Call.Method), Path: st.Call.Path,
+				ForEach: st.ForEach, IdempotencyKey: st.IdempotencyKey,
+				ReadOnly: st.Call.Method == "GET" || st.Call.Method == "HEAD",
+				Steps:    steps(st.Call),
+				Security: securityExpr(st.Call.Security),
+			}
+			tv.Steps2 = append(tv.Steps2, sv)
+		}
 		if sh := t.Shape; sh != nil {
 			tv.Keep, tv.Drop, tv.Text, tv.MaxBytes = stringList(sh.Keep), stringList(sh.Drop), sh.Text, sh.MaxBytes
 		}
@@ -118,8 +146,8 @@ func steps(c *ir.Call) []string {
 	}
 	if b := c.Body; b != nil {
 		out = append(out, fmt.Sprintf("r.Body(mcpkit.%s, %s, %t)", bodyKind(b.Encoding), goString(b.ContentType), b.Required))
-		if b.Arg != "" {
-			out = append(out, fmt.Sprintf("r.WholeBody(c.Arg(%s))", goString(b.Arg)))
+		if v, ok := valueExpr(b.Arg, b.Source); ok {
+			out = append(out, fmt.Sprintf("r.WholeBody(%s)", v))
 		}
 		for _, f := range b.Fields {
 			v, ok := valueExpr(f.Arg, f.Source)
@@ -145,6 +173,8 @@ func valueExpr(arg string, src ir.ValueSource) (string, bool) {
 		return fmt.Sprintf("mcpkit.Fixed(%s)", goString(string(src.Fixed))), true
 	case src.Context != "":
 		return fmt.Sprintf("c.Context(%s)", goString(src.Context)), true
+	case src.Template != "":
+		return fmt.Sprintf("s.Value(%s)", goString(src.Template)), true
 	case arg != "":
 		return fmt.Sprintf("c.Arg(%s)", goString(arg)), true
 	}
@@ -307,4 +337,20 @@ func defaults(d map[string]json.RawMessage) string {
 		parts = append(parts, goString(k)+": "+goString(string(d[k])))
 	}
 	return "map[string]string{" + strings.Join(parts, ", ") + "}"
+}
+
+// securityExpr renders security alternatives as a Go literal ("" for none).
+func securityExpr(sec [][]string) string {
+	if len(sec) == 0 {
+		return ""
+	}
+	var alts []string
+	for _, alt := range sec {
+		var q []string
+		for _, n := range alt {
+			q = append(q, goString(n))
+		}
+		alts = append(alts, "{"+strings.Join(q, ", ")+"}")
+	}
+	return "[][]string{" + strings.Join(alts, ", ") + "}"
 }
