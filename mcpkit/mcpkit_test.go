@@ -1,0 +1,154 @@
+package mcpkit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/theory/jsonpath"
+)
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestConsumeIsExactlyOnce(t *testing.T) {
+	s := NewMemoryQuoteStore()
+	now := time.Now()
+	if err := s.Save(context.Background(), &Quote{ID: "q_1", Created: now, Expires: now.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < 64; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if s.Consume(context.Background(), "q_1", now) == nil {
+				wins.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d callers consumed the quote, want exactly 1", wins.Load())
+	}
+	if err := s.Consume(context.Background(), "q_missing", now); err != ErrQuoteNotFound {
+		t.Fatalf("unknown quote: %v", err)
+	}
+}
+
+func TestQuoteIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		id := newQuoteID()
+		if len(id) != 12 || !strings.HasPrefix(id, "q_") || seen[id] {
+			t.Fatalf("bad or repeated id %q", id)
+		}
+		seen[id] = true
+	}
+}
+
+func TestProjection(t *testing.T) {
+	raw := `{"order_id":"5531","total":9007199254740993,"note":"x","items":[{"id":"a","price":1200,"status":"open"},{"id":"b","price":380,"status":"cancelled"}]}`
+	exact := decode(t, raw)
+	var plain any
+	json.Unmarshal([]byte(raw), &plain)
+	paths := func(qs ...string) []*jsonpath.Path {
+		var out []*jsonpath.Path
+		for _, q := range qs {
+			out = append(out, jsonpath.MustParse(q))
+		}
+		return out
+	}
+	got := jsonText(keep(exact, plain, paths("$.total", "$.items[?@.price > 500].id")))
+	if want := `{"items":[{"id":"a"}],"total":9007199254740993}`; got != want {
+		t.Errorf("keep: got %s, want %s", got, want)
+	}
+	got = jsonText(drop(exact, plain, paths("$.note", "$.items[*].status", "$.items[1]")))
+	if want := `{"items":[{"id":"a","price":1200}],"order_id":"5531","total":9007199254740993}`; got != want {
+		t.Errorf("drop: got %s, want %s", got, want)
+	}
+}
+
+func TestFitCutsTheLargestArray(t *testing.T) {
+	var items []string
+	for i := 0; i < 100; i++ {
+		items = append(items, `{"id":"item-`+strings.Repeat("x", 20)+`"}`)
+	}
+	v := decode(t, `{"small":[1,2],"data":[`+strings.Join(items, ",")+`]}`)
+	cut, note := fit(v, 1000)
+	if n := len(jsonText(cut)); n > 1000 {
+		t.Fatalf("still %d bytes", n)
+	}
+	if !strings.Contains(note, "`data` shows") || !strings.Contains(note, "of 100 items") {
+		t.Errorf("note: %s", note)
+	}
+	if len(cut.(map[string]any)["small"].([]any)) != 2 {
+		t.Error("the small array was cut too")
+	}
+	if _, note := fit(decode(t, `{"a":1}`), 1000); note != "" {
+		t.Errorf("nothing to cut, but: %s", note)
+	}
+}
+
+func TestMoney(t *testing.T) {
+	for in, want := range map[any]string{json.Number("1430"): "1,430", 230.0: "230", 1234567.5: "1,234,567.50", -1500.0: "-1,500", "12": "12"} {
+		if got := money(in); got != want {
+			t.Errorf("money(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSerialization(t *testing.T) {
+	vals := url.Values{}
+	addForm(vals, "f", decode(t, `{"a":{"b":[1,2]},"c":"x y"}`), DeepObject)
+	if got := vals.Encode(); got != "f%5Ba%5D%5Bb%5D%5B0%5D=1&f%5Ba%5D%5Bb%5D%5B1%5D=2&f%5Bc%5D=x+y" {
+		t.Errorf("deepObject: %s", got)
+	}
+	for in, want := range map[string]string{"../a": "..%2Fa", "..": "%2E%2E", ".": "%2E", "a b?#/": "a%20b%3F%23%2F", "ok": "ok"} {
+		if got := pathEscape(in); got != want {
+			t.Errorf("pathEscape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestScopeValue(t *testing.T) {
+	s := &Scope{data: map[string]any{"quote": map[string]any{"body": map[string]any{"amount": json.Number("230"), "ids": []any{"a"}}}}}
+	if v := s.Value("{{.quote.body.amount}}"); v.V != json.Number("230") || !v.Set {
+		t.Errorf("single reference lost its type: %#v", v)
+	}
+	if v := s.Value("{{ .quote.body.ids }}"); jsonText(v.V) != `["a"]` {
+		t.Errorf("list: %#v", v)
+	}
+	if v := s.Value("Quote {{.quote.body.amount}}"); v.V != "Quote 230" {
+		t.Errorf("text: %#v", v)
+	}
+	if v := s.Value("{{.quote.body.missing}}"); v.Set {
+		t.Errorf("missing reference is set: %#v", v)
+	}
+}
+
+func TestRedaction(t *testing.T) {
+	k, err := NewKit(API{Name: "x", EnvPrefix: "X", Schemes: []Scheme{{Name: "k", Kind: APIKey, In: "header", ParamName: "K", Env: "X_K_KEY"}}},
+		Config{BaseURL: "http://127.0.0.1:1", Getenv: func(string) string { return "sekrit-value" }, Log: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := k.redact("the key sekrit-value is bad"); got != "the key [redacted] is bad" {
+		t.Errorf("redact: %q", got)
+	}
+}
