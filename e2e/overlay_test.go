@@ -40,13 +40,29 @@ func curatedBinary(t *testing.T) string {
 	return curated.bin
 }
 
+// curatedServers are the curated shop tool set, generated and served.
+func curatedServers() []server {
+	dir := filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "shop")
+	spec, overlay := filepath.Join(dir, "openapi.yaml"), filepath.Join(dir, "overlay.yaml")
+	return []server{
+		{kind: "generated", spec: spec, overlay: overlay, name: "shopc", bin: curatedBinary},
+		{kind: "serve", spec: spec, overlay: overlay, name: "shopc"},
+	}
+}
+
 func curatedEnv(backend string) []string {
 	return []string{"SHOPC_BASE_URL=" + backend + "/api", "SHOPC_API_KEY=" + apiKey, "SHOPC_QUERY_KEY=qk"}
 }
 
 // TestOverlayToolSet checks what the model is offered after curation.
 func TestOverlayToolSet(t *testing.T) {
-	srv := testkit.StartStdio(t, curatedBinary(t), curatedEnv("http://127.0.0.1:1"))
+	for _, sv := range curatedServers() {
+		t.Run(sv.kind, func(t *testing.T) { testOverlayToolSet(t, sv) })
+	}
+}
+
+func testOverlayToolSet(t *testing.T, sv server) {
+	srv := sv.stdio(t, curatedEnv("http://127.0.0.1:1"))
 	res, err := srv.Session.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -79,9 +95,15 @@ func TestOverlayToolSet(t *testing.T) {
 // TestOverlayCalls drives the curated tools and asserts on what the backend
 // received and what the model reads.
 func TestOverlayCalls(t *testing.T) {
+	for _, sv := range curatedServers() {
+		t.Run(sv.kind, func(t *testing.T) { testOverlayCalls(t, sv) })
+	}
+}
+
+func testOverlayCalls(t *testing.T, sv server) {
 	backend := testkit.NewBackend(t, nil)
 	hc := &http.Client{Transport: headerRoundTripper{"X-Customer-Id": "cust_42"}}
-	srv := testkit.StartHTTPClient(t, curatedBinary(t), curatedEnv(backend.URL), hc)
+	srv := sv.http(t, curatedEnv(backend.URL), hc)
 
 	t.Run("renamed, fixed and injected parameters; projection and text", func(t *testing.T) {
 		backend.Handle(jsonReply(200, `{"order_id":"5531","status":"open","total":1430,"note":"gift","items":[{"line_item_id":"li_1","price":1200},{"line_item_id":"li_2","price":380}]}`))
@@ -155,14 +177,20 @@ func TestOverlayCalls(t *testing.T) {
 // TestOverlayMissingContext checks that a call without the caller's
 // identity is refused and nothing reaches the backend.
 func TestOverlayMissingContext(t *testing.T) {
+	for _, sv := range curatedServers() {
+		t.Run(sv.kind, func(t *testing.T) { testOverlayMissingContext(t, sv) })
+	}
+}
+
+func testOverlayMissingContext(t *testing.T, sv server) {
 	backend := testkit.NewBackend(t, jsonReply(200, `{"order_id":"1","status":"open","items":[]}`))
-	srv := testkit.StartStdio(t, curatedBinary(t), curatedEnv(backend.URL))
+	srv := sv.stdio(t, curatedEnv(backend.URL))
 	res := srv.Call(t, "find_order", map[string]any{"order_number": "1"})
 	eq(t, "isError", res.IsError, true)
 	contains(t, testkit.Text(res), "This session has no customer", "X-Customer-Id header", "SHOP_TEST_CUSTOMER", "cannot be given as a tool argument")
 	eq(t, "sent", len(backend.Take()), 0)
 
-	withEnv := testkit.StartStdio(t, curatedBinary(t), append(curatedEnv(backend.URL), "SHOP_TEST_CUSTOMER=cust_env"))
+	withEnv := sv.stdio(t, append(curatedEnv(backend.URL), "SHOP_TEST_CUSTOMER=cust_env"))
 	res = withEnv.Call(t, "find_order", map[string]any{"order_number": "1"})
 	eq(t, "isError", res.IsError, false)
 	eq(t, "from env", backend.Last(t).Header.Get("X-Request-Id"), "cust_env")

@@ -74,7 +74,7 @@ func TestStdoutCarriesProtocolOnly(t *testing.T) {
 
 // TestToolDefinitions checks what tools/list tells the model.
 func TestToolDefinitions(t *testing.T) {
-	srv := startShop(t, "stdio", "http://127.0.0.1:1")
+	srv := startShop(t, shopServers()[0], "stdio", "http://127.0.0.1:1")
 	res, err := srv.Session.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ const apiKey = "k3y-s3cret-value"
 var transports = []string{"stdio", "http", "http-stateless"}
 
 // startShop runs the shop server over the given transport against backend.
-func startShop(t *testing.T, transport string, backendURL string, args ...string) *testkit.Server {
+func startShop(t *testing.T, srv server, transport string, backendURL string, args ...string) *testkit.Server {
 	t.Helper()
 	env := []string{
 		"SHOP_BASE_URL=" + backendURL + "/api",
@@ -30,14 +31,22 @@ func startShop(t *testing.T, transport string, backendURL string, args ...string
 		"SHOP_BASIC_AUTH_PASSWORD=pa55word",
 		"SHOP_QUERY_KEY=qkey-123",
 	}
-	bin := shopBinary(t)
 	switch transport {
 	case "stdio":
-		return testkit.StartStdio(t, bin, env, args...)
+		return srv.stdio(t, env, args...)
 	case "http":
-		return testkit.StartHTTP(t, bin, env, args...)
+		return srv.http(t, env, nil, args...)
 	default:
-		return testkit.StartHTTP(t, bin, env, append([]string{"--stateless"}, args...)...)
+		return srv.http(t, env, nil, append([]string{"--stateless"}, args...)...)
+	}
+}
+
+// shopServers are the raw shop tool set, generated and served.
+func shopServers() []server {
+	spec := filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "shop", "openapi.yaml")
+	return []server{
+		{kind: "generated", spec: spec, name: "shop", bin: shopBinary},
+		{kind: "serve", spec: spec, name: "shop"},
 	}
 }
 
@@ -52,10 +61,18 @@ func jsonReply(status int, body string) http.HandlerFunc {
 // TestRequests checks, over every transport, that arguments reach the
 // backend in the right slot and that the model reads the response.
 func TestRequests(t *testing.T) {
-	for _, tr := range transports {
-		t.Run(tr, func(t *testing.T) {
+	for _, sv := range shopServers() {
+		for _, tr := range transports {
+			t.Run(sv.kind+"/"+tr, func(t *testing.T) { testRequests(t, sv, tr) })
+		}
+	}
+}
+
+func testRequests(t *testing.T, sv server, tr string) {
+	{
+		{
 			backend := testkit.NewBackend(t, nil)
-			srv := startShop(t, tr, backend.URL)
+			srv := startShop(t, sv, tr, backend.URL)
 
 			t.Run("path query header cookie and JSON result", func(t *testing.T) {
 				order := `{"order_id":"5531","status":"open","total":1430,"items":[{"line_item_id":"li_1","price":1200}]}`
@@ -232,14 +249,20 @@ func TestRequests(t *testing.T) {
 				eq(t, "auth", got.Header.Get("Authorization"), "")
 				eq(t, "structured", testkit.Structured(res), `{"value":"ok"}`)
 			})
-		})
+		}
 	}
 }
 
 // TestFailures checks the result the model reads for each kind of failure.
 func TestFailures(t *testing.T) {
+	for _, sv := range shopServers() {
+		t.Run(sv.kind, func(t *testing.T) { testFailures(t, sv) })
+	}
+}
+
+func testFailures(t *testing.T, sv server) {
 	backend := testkit.NewBackend(t, nil)
-	srv := startShop(t, "stdio", backend.URL, "--timeout", "500ms", "--retries", "2")
+	srv := startShop(t, sv, "stdio", backend.URL, "--timeout", "500ms", "--retries", "2")
 	cases := []struct {
 		name   string
 		tool   string
@@ -316,7 +339,7 @@ func TestFailures(t *testing.T) {
 	}
 
 	t.Run("connection refused", func(t *testing.T) {
-		down := startShop(t, "stdio", "http://127.0.0.1:1", "--retries", "0")
+		down := startShop(t, sv, "stdio", "http://127.0.0.1:1", "--retries", "0")
 		res := down.Call(t, "create_order", map[string]any{"items": []any{}})
 		eq(t, "isError", res.IsError, true)
 		contains(t, testkit.Text(res), "connection refused", "nothing was sent")

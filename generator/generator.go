@@ -62,6 +62,25 @@ type Result struct {
 // Generate runs the pipeline. Warnings never stop it; errors are returned
 // as *diag.Errors listing every problem found.
 func Generate(opts Options) (*Result, error) {
+	res, err := Build(opts)
+	if err != nil {
+		return nil, err
+	}
+	importPath := opts.ImportPath
+	if opts.Main && importPath == "" && opts.Package != "main" && opts.OutDir != "" {
+		importPath, _ = ImportPath(opts.OutDir)
+	}
+	files, err := render.Render(res.API, render.Options{Package: opts.Package, Main: opts.Main, ImportPath: importPath, ToolVersion: opts.ToolVersion})
+	if err != nil {
+		return nil, err
+	}
+	res.Files = files
+	return res, nil
+}
+
+// Build runs every stage but rendering: the curated IR and the warnings.
+// tailor serve runs it directly; Generate renders its result.
+func Build(opts Options) (*Result, error) {
 	res := &Result{}
 	var ov *overlays.Overlay
 	if opts.OverlayPath != "" {
@@ -118,15 +137,6 @@ func Generate(opts Options) (*Result, error) {
 		}
 	}
 
-	importPath := opts.ImportPath
-	if opts.Main && importPath == "" && opts.Package != "main" && opts.OutDir != "" {
-		importPath, _ = ImportPath(opts.OutDir)
-	}
-	files, err := render.Render(api, render.Options{Package: opts.Package, Main: opts.Main, ImportPath: importPath, ToolVersion: opts.ToolVersion})
-	if err != nil {
-		return nil, err
-	}
-	res.Files = files
 	res.Warnings = collapse(res.Warnings)
 	return res, nil
 }

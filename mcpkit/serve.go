@@ -46,6 +46,11 @@ func Main(api API, register Register, args []string) int {
 	return run(api, register, args, os.Stdin, os.Stdout, os.Stderr)
 }
 
+// Run is Main with explicit standard streams (tailor serve uses it).
+func Run(api API, register Register, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(api, register, args, stdin, stdout, stderr)
+}
+
 func run(api API, register Register, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := func(name string) string { return os.Getenv(api.EnvPrefix + "_" + name) }
 	fs := flag.NewFlagSet(api.Name, flag.ContinueOnError)

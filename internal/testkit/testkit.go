@@ -159,7 +159,7 @@ func StartHTTP(t testing.TB, bin string, env []string, args ...string) *Server {
 // (to send headers of the caller, such as Authorization).
 func StartHTTPClient(t testing.TB, bin string, env []string, hc *http.Client, args ...string) *Server {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"--http", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(bin, append(append([]string(nil), args...), "--http", "127.0.0.1:0")...)
 	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
 	buf := &syncBuffer{}
