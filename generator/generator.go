@@ -99,7 +99,12 @@ func Build(opts Options) (*Result, error) {
 	res.Warnings = append(res.Warnings, ws...)
 	res.Warnings = append(res.Warnings, spec.Warnings...)
 
+	// The server's name (and so its environment prefix): --name, else the
+	// overlay's server.name, else the package.
 	name := opts.Name
+	if name == "" && ov != nil {
+		name = ov.Server.Name
+	}
 	if name == "" && opts.Package != "" && opts.Package != "main" {
 		name = opts.Package
 	}

@@ -51,10 +51,9 @@ func (c *curator) errorf(pos diag.Pos, format string, args ...any) {
 func (c *curator) apply() *ir.API {
 	out := *c.raw
 	out.Tools = nil
-	if s := c.o.Server; s.Name != "" || s.Title != "" || s.Instructions != "" {
-		if s.Name != "" {
-			out.Name = s.Name
-		}
+	// server.name is applied by the generator before the model is built,
+	// since the environment prefix derives from it.
+	if s := c.o.Server; s.Title != "" || s.Instructions != "" {
 		if s.Title != "" {
 			out.Title = s.Title
 		}

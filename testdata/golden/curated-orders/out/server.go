@@ -9,7 +9,7 @@
 //
 // Configuration (flags of the generated main, or environment variables):
 //
-//	CURATEDORDERS_BASE_URL     backend base URL (default https://orders.example.test)
+//	ORDERS_BASE_URL     backend base URL (default https://orders.example.test)
 package curatedorders
 
 import (
@@ -24,7 +24,7 @@ var API = mcpkit.API{
 	Title:          "Orders",
 	Version:        "1.0",
 	Instructions:   "Tools for the signed-in customer's orders.",
-	EnvPrefix:      "CURATEDORDERS",
+	EnvPrefix:      "ORDERS",
 	DefaultBaseURL: "https://orders.example.test",
 	Context: []mcpkit.ContextValue{
 		{Name: "customer_id", Header: "X-Customer-Id", Env: "CUSTOMER_ID"},
