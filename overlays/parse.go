@@ -1,6 +1,7 @@
 package overlays
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -83,7 +84,11 @@ func (d *decoder) include(n *yaml.Node, inc *Include) {
 		case "all", "listed":
 			inc.Mode = n.Value
 		default:
-			d.errorf(n, "include must be `all`, `listed`, or a list of selectors, not %s%s", describe(n), suggest(n.Value, []string{"all", "listed"}))
+			hint := ""
+			if best := Nearest(n.Value, []string{"all", "listed"}); best != "" {
+				hint = fmt.Sprintf("; did you mean `%s`?", best)
+			}
+			d.errorf(n, "include must be `all`, `listed`, or a list of selectors, not %s%s", describe(n), hint)
 		}
 		return
 	}
@@ -174,8 +179,8 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 			hasMessage := false
 			d.fields(v, "approval", map[string]func(k, v *yaml.Node){
 				"message": func(k, v *yaml.Node) {
-					if s, ok := d.str(v, "message"); ok {
-						a.Message, hasMessage = Text{S: s, Pos: d.pos(v)}, true
+					if t, ok := d.text(v, "message"); ok {
+						a.Message, hasMessage = t, true
 					}
 				},
 				"without_elicitation": func(k, v *yaml.Node) {
@@ -266,8 +271,8 @@ func (d *decoder) steps(n *yaml.Node) []*Step {
 				st.OperationPos = d.pos(v)
 			},
 			"for_each": func(k, v *yaml.Node) {
-				if s, ok := d.str(v, "for_each"); ok {
-					st.ForEach = &Text{S: s, Pos: d.pos(v)}
+				if t, ok := d.text(v, "for_each"); ok {
+					st.ForEach = &t
 				}
 			},
 			"idempotency_key": func(k, v *yaml.Node) { st.IdempotencyKey, _ = d.boolean(v, "idempotency_key") },
@@ -322,7 +327,11 @@ func (d *decoder) param(tool string, k, n *yaml.Node) *Param {
 			if s, ok := d.str(v, "from"); ok {
 				name, found := strings.CutPrefix(s, "context.")
 				if !found || !toolName.MatchString(name) {
-					d.errorf(v, "from must name a context value as `context.<name>`, not %q", s)
+					hint := ""
+					if !found && toolName.MatchString(s) {
+						hint = fmt.Sprintf("; did you mean `context.%s`?", s)
+					}
+					d.errorf(v, "from must name a context value as `context.<name>`, not %q%s", s, hint)
 					return
 				}
 				p.From = name

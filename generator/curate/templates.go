@@ -211,7 +211,8 @@ func (tc *templateChecker) element(v sym) sym {
 func (tc *templateChecker) fields(base sym, idents []string, pos parse.Pos) sym {
 	cur := base
 	prefix := ""
-	for _, id := range idents {
+	for i, id := range idents {
+		at := parse.Pos(identAt(tc.text.S, int(pos), idents, i))
 		switch cur.kind {
 		case symMap:
 			next, ok := cur.fields[id]
@@ -222,9 +223,9 @@ func (tc *templateChecker) fields(base sym, idents []string, pos parse.Pos) sym 
 				}
 				sort.Strings(names)
 				if prefix == "" {
-					tc.report(pos, "`.%s` does not exist: this template sees %s%s", id, strings.Join(names, ", "), suggestion("."+id, names))
+					tc.report(at, "`.%s` does not exist: this template sees %s%s", id, strings.Join(names, ", "), suggestion("."+id, names))
 				} else {
-					tc.report(pos, "`.%s%s` is not %s%s", prefix, id, cur.what, suggestionOrNames("."+prefix+id, names))
+					tc.report(at, "`.%s%s` is not %s%s", prefix, id, cur.what, suggestionOrNames("."+prefix+id, names))
 				}
 				return sym{}
 			}
@@ -236,7 +237,7 @@ func (tc *templateChecker) fields(base sym, idents []string, pos parse.Pos) sym 
 					names = append(names, n)
 				}
 				sort.Strings(names)
-				tc.report(pos, "`.%s%s` is not %s%s", prefix, id, cur.what, suggestionOrNames(id, names))
+				tc.report(at, "`.%s%s` is not %s%s", prefix, id, cur.what, suggestionOrNames(id, names))
 				return sym{}
 			}
 			cur = sym{}
@@ -255,7 +256,7 @@ func (tc *templateChecker) fields(base sym, idents []string, pos parse.Pos) sym 
 					names = append(names, n)
 				}
 				sort.Strings(names)
-				tc.report(pos, "the response has no field `%s`%s", id, suggestionOrNames(id, names))
+				tc.report(at, "the response has no field `%s`%s", id, suggestionOrNames(id, names))
 				return sym{}
 			}
 			cur = sym{kind: symSchema, schema: p, doc: cur.doc}
@@ -265,6 +266,22 @@ func (tc *templateChecker) fields(base sym, idents []string, pos parse.Pos) sym 
 		prefix += id + "."
 	}
 	return cur
+}
+
+// identAt is the offset in the template of idents[i] (with its dot) in
+// the field chain the parser placed at pos, which is not the chain's start
+// (for .a.b it is where .b begins).
+func identAt(src string, pos int, idents []string, i int) int {
+	full := "." + strings.Join(idents, ".")
+	for start := max(0, pos-len(full)); start <= pos && start < len(src); start++ {
+		if strings.HasPrefix(src[start:], full) {
+			for _, id := range idents[:i] {
+				start += len(id) + 1
+			}
+			return start
+		}
+	}
+	return pos
 }
 
 // allowsMore reports whether a schema explicitly admits fields beyond its
