@@ -4,16 +4,23 @@
 
 GO ?= go
 
-.PHONY: all build demo test test-short golden generate check-examples inspector vet
+.PHONY: all build demo demo-petstore test test-short golden generate check-examples inspector vet bench
 
 all: build test
 
 build:
 	$(GO) build -o bin/tailor ./cmd/tailor
 
-# Generate the example's server, build it, run it against the example
-# backend, and print what the model sees.
+# The main job on the bundled back-office example: generate the curated
+# server from spec + overlay, build it, run it against the example backend,
+# and print the story's tool calls as the model sees them.
 demo:
+	$(GO) generate ./examples/backoffice
+	$(GO) build -o bin/backoffice ./examples/backoffice/mcpserver/cmd/backoffice
+	$(GO) run ./examples/backoffice/demo --server bin/backoffice
+
+# The raw tool set of a small API, without an overlay.
+demo-petstore:
 	$(GO) generate ./examples/petstore
 	$(GO) build -o bin/petstore ./examples/petstore/mcpserver/cmd/petstore
 	$(GO) run ./examples/petstore/demo --server bin/petstore
@@ -39,3 +46,10 @@ generate:
 # Fail when the committed example output differs from a fresh generation.
 check-examples: generate
 	git diff --exit-code -- examples
+
+# Benchmark beside openapi-mcp-generator (installed from npm into .tools/):
+# generation, cold start, tool calls, HTTP throughput, memory, tools/list
+# size, on the bundled example and ../shared/corpus. Takes a while; results
+# go to stdout and .tools/bench-results.md (see BENCHMARKS.md).
+bench:
+	$(GO) run ./bench/cmd/tailorbench --out .tools/bench-results.md $(BENCHFLAGS)

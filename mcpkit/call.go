@@ -29,6 +29,8 @@ type Call struct {
 	audit   audit
 	// step is the composed tool's step being run, for error rules.
 	step string
+	// sent is the request of a single-operation tool, once sent.
+	sent *Request
 }
 
 // Value is an argument as the model gave it; Set is false when absent.

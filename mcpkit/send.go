@@ -40,6 +40,7 @@ func (c *Call) Do(r *Request) *mcp.CallToolResult {
 		return errorResult(fmt.Sprintf("Invalid arguments for %s: %s. Nothing was sent to the API; fix the arguments and call again.", c.tool.Name, r.err))
 	}
 	resp := c.send(r)
+	c.sent = r
 	c.audit.Steps = append(c.audit.Steps, auditStep{Method: r.Method, Path: r.template, Status: resp.status})
 	if resp.err != nil || resp.status < 200 || resp.status > 299 {
 		return c.failure(r, resp)

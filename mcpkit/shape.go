@@ -101,8 +101,8 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 		text = truncate(text, limit)
 		note = fmt.Sprintf("The result was cut at %d of %d bytes. Ask for less (a smaller limit, a filter, or a narrower query) to see the rest.", limit, len(jsonText(v)))
 	}
-	if !t.ReadOnly {
-		c.audit.Created = append(c.audit.Created, createdIDs(v)...)
+	if !t.ReadOnly && c.sent != nil {
+		c.audit.Created = append(c.audit.Created, createdIDs(v, c.sent)...)
 	}
 	var quote map[string]any
 	if t.Quote != nil {

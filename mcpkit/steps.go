@@ -148,7 +148,7 @@ func (c *Call) RunSteps() *mcp.CallToolResult {
 			path, _ := r.expandPath()
 			e := effect{Step: st.Name, Method: r.Method, Path: path, Status: resp.status}
 			if !st.ReadOnly {
-				e.Created = createdIDs(body)
+				e.Created = createdIDs(body, r)
 				c.audit.Created = append(c.audit.Created, e.Created...)
 			}
 			done = append(done, e)
@@ -258,17 +258,20 @@ func describeEffects(done []effect) string {
 	return strings.Join(parts, ", ")
 }
 
-// createdIDs lists the ids a write returned (top-level fields named id or
-// ending in _id), for the audit log and messages.
-func createdIDs(body any) []string {
+// createdIDs lists the ids a write returned that its request did not
+// already name (top-level fields named id or ending in _id), for the audit
+// log and messages: the refund id, not the order id.
+func createdIDs(body any, r *Request) []string {
 	m, ok := body.(map[string]any)
 	if !ok {
 		return nil
 	}
+	path, _ := r.expandPath()
+	sent := path + "?" + r.query.Encode() + "\x00" + string(r.body)
 	var out []string
 	for _, k := range sortedKeys(m) {
 		if k == "id" || strings.HasSuffix(k, "_id") {
-			if s, ok := m[k].(string); ok && s != "" {
+			if s, ok := m[k].(string); ok && s != "" && !strings.Contains(sent, s) {
 				out = append(out, s)
 			}
 		}

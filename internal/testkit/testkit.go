@@ -131,11 +131,18 @@ func (s *Server) Stderr() string { return s.stderr.String() }
 // connects the go-sdk client.
 func StartStdio(t testing.TB, bin string, env []string, args ...string) *Server {
 	t.Helper()
+	return StartStdioClient(t, bin, env, nil, args...)
+}
+
+// StartStdioClient is StartStdio with the MCP client's options (for
+// example an elicitation handler).
+func StartStdioClient(t testing.TB, bin string, env []string, opts *mcp.ClientOptions, args ...string) *Server {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	buf := &syncBuffer{}
 	cmd.Stderr = buf
-	client := mcp.NewClient(&mcp.Implementation{Name: "tailor-test", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "tailor-test", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -158,6 +165,12 @@ func StartHTTP(t testing.TB, bin string, env []string, args ...string) *Server {
 // StartHTTPClient is StartHTTP with the HTTP client the MCP client uses
 // (to send headers of the caller, such as Authorization).
 func StartHTTPClient(t testing.TB, bin string, env []string, hc *http.Client, args ...string) *Server {
+	t.Helper()
+	return StartHTTPOptions(t, bin, env, hc, nil, args...)
+}
+
+// StartHTTPOptions is StartHTTPClient with the MCP client's options.
+func StartHTTPOptions(t testing.TB, bin string, env []string, hc *http.Client, opts *mcp.ClientOptions, args ...string) *Server {
 	t.Helper()
 	cmd := exec.Command(bin, append(append([]string(nil), args...), "--http", "127.0.0.1:0")...)
 	cmd.Env = append(os.Environ(), env...)
@@ -187,7 +200,7 @@ func StartHTTPClient(t testing.TB, bin string, env []string, hc *http.Client, ar
 	case <-time.After(20 * time.Second):
 		t.Fatalf("server did not start listening\nstderr:\n%s", buf.String())
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "tailor-test", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "tailor-test", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	sess, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, nil)
@@ -196,6 +209,21 @@ func StartHTTPClient(t testing.TB, bin string, env []string, hc *http.Client, ar
 	}
 	t.Cleanup(func() { sess.Close() })
 	return &Server{Session: sess, Endpoint: endpoint, stderr: buf}
+}
+
+// Connect opens another client session on an HTTP server, as a different
+// caller (hc may add that caller's headers).
+func (s *Server) Connect(t testing.TB, hc *http.Client, opts *mcp.ClientOptions) *Server {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "tailor-test", Version: "1"}, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sess, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.Endpoint, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatalf("connect over HTTP: %v", err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	return &Server{Session: sess, Endpoint: s.Endpoint, stderr: s.stderr}
 }
 
 // Call calls a tool and returns the result.
