@@ -387,4 +387,3 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 	c.audit.Quote = q
 	return map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339)}, nil
 }
-
