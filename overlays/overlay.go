@@ -120,6 +120,8 @@ type Tool struct {
 	Args []*Arg
 	// Steps make a composed tool: operations called in order.
 	Steps []*Step
+	// Lint switches `tailor lint` rules off for this tool, with reasons.
+	Lint []*LintDisable
 }
 
 // Quote configures a quote tool.

@@ -223,6 +223,7 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 			})
 		},
 		"steps": func(k, v *yaml.Node) { t.Steps = d.steps(v) },
+		"lint":  func(k, v *yaml.Node) { t.Lint = d.lint(v) },
 	})
 	if resolveAlias(n).Kind == yaml.MappingNode {
 		switch {
