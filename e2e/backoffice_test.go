@@ -324,3 +324,35 @@ func TestBackofficeRawToolsAskForAmounts(t *testing.T) {
 		t.Fatal("the raw tool set has no create_refund")
 	}
 }
+
+// TestBackofficePartialFailure: when the refund fails after the cancel took
+// effect, the model is told exactly that, and the write is not retried.
+func TestBackofficePartialFailure(t *testing.T) {
+	rig := newShop(t)
+	var refundCalls int
+	var mu sync.Mutex
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/refunds") {
+			mu.Lock()
+			refundCalls++
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte(`{"code":"payments_down","detail":"the payment provider is unavailable"}`))
+			return
+		}
+		rig.shop.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(failing.Close)
+	rig.url = failing.URL
+	srv := wang(t, backofficeServers()[0], rig, &approver{action: "accept"})
+	q := quoteID(t, srv.Call(t, "quote_refund", map[string]any{"order_id": "5531", "line_item_ids": []string{"li_2"}}))
+	res := srv.Call(t, "refund_items", map[string]any{"quote_id": q})
+	eq(t, "isError", res.IsError, true)
+	contains(t, testkit.Text(res),
+		"Only part of refund_items was done. These steps took effect: cancel (POST /orders/5531/line-items/li_2/cancel → 200).",
+		"Then step refund failed. The API failed (HTTP 503 Service Unavailable) while handling this change.", "the payment provider is unavailable",
+		"The quote is used up: do not call refund_items again with it.")
+	eq(t, "cancelled", rig.shop.LineItem("5531", "li_2").Status, "cancelled")
+	eq(t, "refund attempts (a write is never retried)", refundCalls, 1)
+}

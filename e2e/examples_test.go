@@ -16,57 +16,77 @@ import (
 // line does and fails when the committed files differ: the examples are
 // documentation, and stale documentation is a bug.
 func TestExamplesUpToDate(t *testing.T) {
-	root := testkit.RepoRoot()
-	dir := filepath.Join(root, "examples", "petstore")
-	wd, _ := os.Getwd()
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
-	res, err := generator.Generate(generator.Options{SpecPath: "openapi.yaml", OutDir: "mcpserver", Package: "mcpserver", Name: "petstore", Main: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Warnings) > 0 {
-		t.Errorf("the example spec should generate without warnings: %v", res.Warnings)
-	}
-	for _, f := range res.Files {
-		committed, err := os.ReadFile(filepath.Join("mcpserver", f.Path))
-		if err != nil || !bytes.Equal(committed, f.Content) {
-			t.Errorf("examples/petstore/mcpserver/%s is stale: run `go generate ./examples/petstore` (or make generate)", f.Path)
-		}
+	for _, ex := range []struct {
+		dir  string
+		opts generator.Options
+	}{
+		{"petstore", generator.Options{SpecPath: "openapi.yaml", OutDir: "mcpserver", Package: "mcpserver", Name: "petstore", Main: true}},
+		{"backoffice", generator.Options{SpecPath: "openapi.yaml", OverlayPath: "overlay.yaml", OutDir: "mcpserver", Package: "mcpserver", Main: true}},
+	} {
+		t.Run(ex.dir, func(t *testing.T) {
+			t.Chdir(filepath.Join(testkit.RepoRoot(), "examples", ex.dir))
+			res, err := generator.Generate(ex.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Warnings) > 0 {
+				t.Errorf("the example should generate without warnings: %v", res.Warnings)
+			}
+			for _, f := range res.Files {
+				committed, err := os.ReadFile(filepath.Join("mcpserver", f.Path))
+				if err != nil || !bytes.Equal(committed, f.Content) {
+					t.Errorf("examples/%s/mcpserver/%s is stale: run `go generate ./examples/%s` (or make generate)", ex.dir, f.Path, ex.dir)
+				}
+			}
+		})
 	}
 }
 
-// TestDemo runs the README's main command the way `make demo` does.
+// TestDemo runs the README's main command the way `make demo` does, and the
+// raw example's demo.
 func TestDemo(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs the example")
+		t.Skip("builds and runs the examples")
 	}
-	root := testkit.RepoRoot()
-	bin := filepath.Join(t.TempDir(), "petstore")
-	build := exec.Command("go", "build", "-o", bin, "./examples/petstore/mcpserver/cmd/petstore")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	demo := exec.Command("go", "run", "./examples/petstore/demo", "--server", bin)
-	demo.Dir = root
-	out, err := demo.CombinedOutput()
-	if err != nil {
-		t.Fatalf("demo: %v\n%s", err, out)
-	}
-	text := string(out)
-	for _, want := range []string{
-		"- list_pets(limit, species, status): Lists the shelter's pets, newest first.",
-		`text:    [{"id":"p_17","name":"Biscuit","species":"dog","age_months":14,"status":"available"}]`,
-		`"adoption_id":"ad_501","fee":80`,
-		"Conflict (HTTP 409 Conflict). The API said: Clover has already been adopted",
-		"Not found (HTTP 404 Not Found)",
-		"`limit`: maximum: got 500, want 50",
+	for _, c := range []struct {
+		example, cmd string
+		want         []string
+	}{
+		{"backoffice", "backoffice", []string{
+			"- refund_items(quote_id*)",
+			"text:    Refund of NT$230 for Headphone case. How: price 380; the kept items (Bluetooth headphones 1,200) are below the coupon's 1,500 threshold, so its 150 discount is taken back.",
+			`approval: the person is asked "Refund NT$230 to card ending 4242 for order 5531?" and accepts`,
+			"text:    Cancelled shipment of Headphone case ×1; refunded NT$230 to the original payment method (card ending 4242), refund rf_8801.",
+			"was already carried out",
+			"use create_return",
+			"refund rf_8801: NT$230 for li_2",
+			"li_2 (Headphone case): cancelled",
+		}},
+		{"petstore", "petstore", []string{
+			"- list_pets(limit, species, status): Lists the shelter's pets, newest first.",
+			"Conflict (HTTP 409 Conflict). The API said: Clover has already been adopted",
+			"`limit`: maximum: got 500, want 50",
+		}},
 	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("demo output lacks %q:\n%s", want, text)
-		}
+		t.Run(c.example, func(t *testing.T) {
+			root := testkit.RepoRoot()
+			bin := filepath.Join(t.TempDir(), c.cmd)
+			build := exec.Command("go", "build", "-o", bin, "./examples/"+c.example+"/mcpserver/cmd/"+c.cmd)
+			build.Dir = root
+			if out, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("build: %v\n%s", err, out)
+			}
+			demo := exec.Command("go", "run", "./examples/"+c.example+"/demo", "--server", bin)
+			demo.Dir = root
+			out, err := demo.CombinedOutput()
+			if err != nil {
+				t.Fatalf("demo: %v\n%s", err, out)
+			}
+			for _, want := range c.want {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("demo output lacks %q:\n%s", want, out)
+				}
+			}
+		})
 	}
 }

@@ -218,11 +218,11 @@ func (c *Call) partial(done []effect, failed Step, index int, failure *mcp.CallT
 	if len(done) == 0 {
 		fmt.Fprintf(&b, "Nothing was done: the first step, %s, failed. %s", failed.Name, reason)
 	} else {
-		fmt.Fprintf(&b, "Only part of %s was done. These steps took effect: %s. Then step %s failed, so it", t.Name, describeEffects(done), failed.Name)
+		fmt.Fprintf(&b, "Only part of %s was done. These steps took effect: %s. Then step %s failed", t.Name, describeEffects(done), failed.Name)
 		if len(notRun) > 0 {
-			fmt.Fprintf(&b, " and the steps after it (%s)", strings.Join(notRun, ", "))
+			fmt.Fprintf(&b, ", and the steps after it (%s) did not run", strings.Join(notRun, ", "))
 		}
-		fmt.Fprintf(&b, " did not run. %s", reason)
+		fmt.Fprintf(&b, ". %s", reason)
 		if t.Confirms != "" {
 			fmt.Fprintf(&b, " The quote is used up: do not call %s again with it. Tell the user exactly what was and was not done.", t.Name)
 		} else {
