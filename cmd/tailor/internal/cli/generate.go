@@ -58,6 +58,10 @@ printed to stderr as warnings; problems that do are printed as file:line:col err
 			if !render.ValidPackage(o.Package) {
 				return &exitError{code: ExitUsage, err: fmt.Errorf("tailor generate: --package %q is not a valid Go package name: use a Go identifier such as petstore", o.Package)}
 			}
+			if o.Package == "main" && !o.Main {
+				// A main package without func main does not build.
+				return &exitError{code: ExitUsage, err: fmt.Errorf("tailor generate: --package main needs --main (a main package must have a main function); or name the package, e.g. --package petstore")}
+			}
 			if !omitVersion {
 				o.ToolVersion = Version()
 			}
