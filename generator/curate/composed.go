@@ -209,27 +209,7 @@ var contextRef = regexp.MustCompile(`^\{\{\s*\.context\.([A-Za-z0-9_-]+)\s*\}\}$
 // argument of the same name. A required argument left unbound is an error.
 func (c *curator) bindStep(step *ir.Step, raw *ir.Tool, st *overlays.Step, scope templateScope, where string, toolArgs map[string]any, quoteTool *ir.Tool) {
 	in, _ := decodeSchema(raw.InputSchema)
-	type slot struct {
-		p *ir.Param
-		f *ir.BodyField
-	}
-	slots := map[string]slot{}
-	for _, p := range step.Call.Params {
-		slots[p.Arg] = slot{p: p}
-	}
-	if b := step.Call.Body; b != nil {
-		for _, f := range b.Fields {
-			slots[f.Arg] = slot{f: f}
-		}
-		if b.Arg != "" {
-			slots[b.Arg] = slot{}
-		}
-	}
-	names := make([]string, 0, len(slots))
-	for n := range slots {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	slots, names := argRefs(step.Call)
 
 	bound := map[string]ir.ValueSource{}
 	for _, a := range st.Args {
@@ -271,10 +251,9 @@ func (c *curator) bindStep(step *ir.Step, raw *ir.Tool, st *overlays.Step, scope
 	for n, sl := range slots {
 		src, ok := bound[n]
 		switch {
-		case sl.p != nil:
-			sl.p.Arg, sl.p.Source = "", src
-		case sl.f != nil:
-			sl.f.Arg, sl.f.Source = "", src
+		case sl.param != nil || sl.field != nil:
+			sl.setArg("")
+			sl.setSource(src)
 		case ok:
 			step.Call.Body.Arg = ""
 			step.Call.Body.Source = src

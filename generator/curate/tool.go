@@ -156,19 +156,19 @@ func (r argRef) setSource(s ir.ValueSource) {
 	}
 }
 
-// params applies the overlay's parameter entries.
-func (c *curator) params(t *ir.Tool, ot *overlays.Tool, in *inputSchema) {
+// argRefs maps each model argument of a call to its parameter or body
+// field, and lists the names in order. The whole body, when it is one
+// argument, maps to an argRef with neither set.
+func argRefs(call *ir.Call) (map[string]argRef, []string) {
 	args := map[string]argRef{}
-	for _, p := range t.Call.Params {
+	for _, p := range call.Params {
 		args[p.Arg] = argRef{param: p}
 	}
-	if b := t.Call.Body; b != nil {
+	if b := call.Body; b != nil {
 		for _, f := range b.Fields {
 			args[f.Arg] = argRef{field: f}
 		}
 		if b.Arg != "" {
-			// The whole body is one argument: it can be described and
-			// renamed, but a fixed or injected whole body is not supported.
 			args[b.Arg] = argRef{}
 		}
 	}
@@ -177,6 +177,12 @@ func (c *curator) params(t *ir.Tool, ot *overlays.Tool, in *inputSchema) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	return args, names
+}
+
+// params applies the overlay's parameter entries.
+func (c *curator) params(t *ir.Tool, ot *overlays.Tool, in *inputSchema) {
+	args, names := argRefs(t.Call)
 
 	renamed := map[string]string{} // raw arg → new name
 	for _, p := range ot.Params {
