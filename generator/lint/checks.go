@@ -1,0 +1,517 @@
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/tailormcp/tailor/generator/ir"
+)
+
+// --- descriptions ---
+
+var (
+	abbreviations = regexp.MustCompile(`(?i)\b(e\.g|i\.e|etc|vs|cf|approx|incl|no)\.`)
+	codeSpans     = regexp.MustCompile("`[^`]*`")
+	sentenceEnd   = regexp.MustCompile(`[.!?]+(\s|$)|\n\s*\n|\n\s*[-*]\s`)
+)
+
+// Sentences counts the sentences of a description: runs of at least two
+// words ending in . ! ? or a paragraph break (a non-empty text has one).
+func Sentences(s string) int {
+	s = codeSpans.ReplaceAllString(s, "code")
+	s = abbreviations.ReplaceAllString(s, "$1")
+	n := 0
+	for _, part := range sentenceEnd.Split(s, -1) {
+		if len(strings.Fields(part)) >= 2 {
+			n++
+		}
+	}
+	if n == 0 && strings.TrimSpace(s) != "" {
+		n = 1
+	}
+	return n
+}
+
+func (l *linter) description(ti *toolInfo) {
+	t := ti.t
+	d := strings.TrimSpace(t.Description)
+	if d == "" {
+		l.add(Finding{Rule: "description-short", Tool: t.Name, Pos: l.toolPos(t), Message: fmt.Sprintf("tool `%s` has no description", t.Name)})
+		return
+	}
+	if n := Sentences(d); n < 3 {
+		l.add(Finding{Rule: "description-short", Tool: t.Name, Pos: l.toolPos(t), Message: fmt.Sprintf("tool `%s`: the description has %d sentence%s (%d characters); say what it does, when to use it and when not, and what it returns", t.Name, n, plural(n), len(d))})
+	}
+}
+
+var (
+	whenCue    = regexp.MustCompile(`(?i)\b(use (this|it|when|only|for|to|after|before)|call (this|it|when|only|after|before|first)|only (after|when|if|once|for)|before|after|when the|once the|if the (user|customer))\b`)
+	whenNotCue = regexp.MustCompile(`(?i)\b(do not|don't|never|not for|not to|instead|unless|only|rather than|must not|cannot be undone|irreversible)\b`)
+)
+
+func (l *linter) writeGuidance(ti *toolInfo) {
+	t := ti.t
+	if t.Annotations.ReadOnly || strings.TrimSpace(t.Description) == "" {
+		return
+	}
+	var missing []string
+	if !whenCue.MatchString(t.Description) {
+		missing = append(missing, "when to use it")
+	}
+	if !whenNotCue.MatchString(t.Description) {
+		missing = append(missing, "when not to")
+	}
+	if len(missing) > 0 {
+		l.add(Finding{Rule: "write-guidance", Tool: t.Name, Pos: l.toolPos(t), Message: fmt.Sprintf("write tool `%s` does not say %s", t.Name, strings.Join(missing, " or "))})
+	}
+}
+
+// --- arguments ---
+
+// MoneyWords are the words of an argument name that make it money-like.
+var MoneyWords = map[string]bool{"amount": true, "price": true, "total": true, "cost": true, "fee": true, "fees": true, "subtotal": true, "balance": true, "discount": true, "tax": true, "refund": true, "charge": true, "payment": true}
+
+// notMoney are final words that make a money-like name something else
+// (refund_id, price_currency, amount_type).
+var notMoney = map[string]bool{"id": true, "ids": true, "currency": true, "type": true, "types": true, "count": true, "status": true, "method": true, "reason": true, "code": true, "mode": true, "policy": true, "rule": true, "description": true, "behavior": true}
+
+// MoneyLike reports whether an argument name reads as an amount of money.
+func MoneyLike(name string) bool {
+	w := words(name)
+	if len(w) == 0 || notMoney[w[len(w)-1]] {
+		return false
+	}
+	for _, x := range w {
+		if MoneyWords[x] {
+			return true
+		}
+	}
+	return false
+}
+
+var quoteOp = regexp.MustCompile(`(?i)quote|preview|estimate`)
+
+// QuoteOperation reports whether an operation reads as one that computes
+// a price or outcome without changing anything.
+func QuoteOperation(c *ir.Call) bool {
+	return c != nil && (quoteOp.MatchString(c.OperationID) || quoteOp.MatchString(c.Path))
+}
+
+func (l *linter) findQuotes() {
+	src := l.raw
+	if src == nil {
+		src = l.api
+	}
+	for _, t := range src.Tools {
+		if QuoteOperation(t.Call) {
+			l.quote = t.Call.Method + " " + t.Call.Path
+			if t.Call.OperationID != "" {
+				l.quote = t.Call.OperationID + " (" + l.quote + ")"
+			}
+			return
+		}
+	}
+}
+
+func (l *linter) money(ti *toolInfo) {
+	t := ti.t
+	if t.Annotations.ReadOnly || l.quote == "" || t.Quote != nil || QuoteOperation(t.Call) {
+		return
+	}
+	for _, a := range ti.args {
+		if MoneyLike(a.name) && a.is("number", "integer", "string") {
+			l.add(Finding{Rule: "money-from-model", Tool: t.Name, Param: a.name, Pos: l.argPos(t, a.name), Message: fmt.Sprintf("write tool `%s` asks the model for `%s`, a money-like number, though the API has a quote operation, %s: quote it there and confirm the quote", t.Name, a.name, l.quote)})
+		}
+	}
+}
+
+// identityNames are identity-like argument names, in words.
+var identityNames = map[string]bool{"customer id": true, "user id": true, "tenant id": true, "account id": true, "org id": true, "organization id": true, "organisation id": true, "workspace id": true, "owner id": true, "member id": true, "client id": true, "caller id": true}
+
+// IdentityLike reports whether an argument names the caller's identity
+// (customer_id, X-User-Id, tenantId, ...).
+func IdentityLike(name string) bool {
+	w := words(name)
+	if len(w) > 0 && w[0] == "x" {
+		w = w[1:]
+	}
+	return identityNames[strings.Join(w, " ")]
+}
+
+func (l *linter) identity(ti *toolInfo) {
+	t := ti.t
+	for _, a := range ti.args {
+		if IdentityLike(a.name) {
+			l.add(Finding{Rule: "identity-param", Tool: t.Name, Param: a.name, Pos: l.argPos(t, a.name), Message: fmt.Sprintf("tool `%s`: the model fills `%s`, an identity; inject it from the caller's context (from: context.<name>)", t.Name, a.name)})
+		}
+	}
+}
+
+var (
+	valuesCue = regexp.MustCompile(`(?i)\b(one of|possible values|allowed values|valid values|accepted values|supported values|can be|must be|either|options are|values are|may be|is one of)\b`)
+	quoted    = regexp.MustCompile("[`\"']([A-Za-z0-9_.:/-]{1,40})[`\"']")
+	piped     = regexp.MustCompile(`\b[a-z][a-z0-9_]*(\s*\|\s*[a-z][a-z0-9_]*){2,}\b`)
+)
+
+// ListsValues reports whether a description enumerates the values a
+// string accepts, and returns them.
+func ListsValues(desc string) []string {
+	if m := piped.FindString(desc); m != "" {
+		var out []string
+		for _, v := range strings.Split(m, "|") {
+			out = append(out, strings.TrimSpace(v))
+		}
+		return out
+	}
+	if !valuesCue.MatchString(desc) {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range quoted.FindAllStringSubmatch(desc, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			out = append(out, m[1])
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+func (l *linter) valuesWithoutEnum(ti *toolInfo) {
+	t := ti.t
+	for _, a := range ti.args {
+		if a.enum || !a.is("string") || a.description == "" {
+			continue
+		}
+		if vals := ListsValues(a.description); vals != nil {
+			if len(vals) > 6 {
+				vals = append(vals[:6], "…")
+			}
+			l.add(Finding{Rule: "values-without-enum", Tool: t.Name, Param: a.name, Pos: l.argPos(t, a.name), Message: fmt.Sprintf("tool `%s`, argument `%s`: the description lists values (%s) but the schema has no enum", t.Name, a.name, strings.Join(vals, ", "))})
+		}
+	}
+}
+
+// --- names ---
+
+// indexFields collects the property names of every schema and, for
+// response schemas, the tool that first returns each.
+func (l *linter) indexFields() {
+	l.outputFields, l.fieldNames, l.argOwner = map[string]string{}, map[string]bool{}, map[string]string{}
+	for _, ti := range l.tools {
+		for _, a := range ti.args {
+			if owner, ok := l.argOwner[a.name]; !ok {
+				l.argOwner[a.name] = ti.t.Name
+			} else if owner != ti.t.Name {
+				l.argOwner[a.name] = "" // several tools
+			}
+		}
+		if len(ti.t.OutputSchema) == 0 {
+			continue
+		}
+		var root any
+		if json.Unmarshal(ti.t.OutputSchema, &root) != nil {
+			continue
+		}
+		collectNames(root, 0, func(n string) {
+			l.fieldNames[n] = true
+			if _, ok := l.outputFields[n]; !ok {
+				l.outputFields[n] = ti.t.Name
+			}
+		})
+	}
+}
+
+func collectNames(s any, depth int, f func(string)) {
+	if depth > 6 {
+		return
+	}
+	switch v := s.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if k == "properties" {
+				if props, ok := x.(map[string]any); ok {
+					for name, p := range props {
+						f(name)
+						collectNames(p, depth+1, f)
+					}
+				}
+				continue
+			}
+			if k == "$defs" || k == "items" || k == "allOf" || k == "anyOf" || k == "oneOf" || k == "additionalProperties" {
+				collectNames(x, depth+1, f)
+			}
+		}
+	case []any:
+		for _, x := range v {
+			collectNames(x, depth+1, f)
+		}
+	}
+}
+
+// idSuffixes end names that already say what they hold.
+var idSuffixes = map[string]bool{"id": true, "ids": true, "name": true, "names": true, "email": true, "number": true, "code": true, "key": true, "slug": true, "uuid": true, "url": true, "ref": true, "handle": true, "login": true, "username": true}
+
+var mentionsKind = regexp.MustCompile(`(?i)\b(id|ids|identifier|name|email|number|uuid|slug|key|handle|login)\b`)
+
+func (l *linter) names(ti *toolInfo) {
+	t := ti.t
+	for _, a := range ti.args {
+		w := words(a.name)
+		if len(w) == 0 || !a.scalar() {
+			continue
+		}
+		last := w[len(w)-1]
+		// ambiguous-name: a bare noun where the API says noun_id.
+		if !idSuffixes[last] && !mentionsKind.MatchString(a.description) {
+			for _, cand := range []string{a.name + "_id", a.name + "Id", a.name + "ID"} {
+				owner, isArg := l.argOwner[cand]
+				if l.fieldNames[cand] || (isArg && owner != t.Name) {
+					l.add(Finding{Rule: "ambiguous-name", Tool: t.Name, Param: a.name, Pos: l.argPos(t, a.name), Message: fmt.Sprintf("tool `%s`, argument `%s`: an id, a name or something else? The API calls it `%s` elsewhere; rename it or say which in its description", t.Name, a.name, cand)})
+					break
+				}
+			}
+		}
+		// name-mismatch: another tool returns this value under a longer
+		// name (item vs line_item_id).
+		if _, returned := l.outputFields[a.name]; returned || a.name == "id" || len(a.name) < 3 {
+			continue
+		}
+		core := w
+		if last == "id" {
+			core = w[:len(w)-1]
+		}
+		if len(core) == 0 {
+			continue
+		}
+		if match, producer := l.producer(core, t.Name); match != "" {
+			l.add(Finding{Rule: "name-mismatch", Tool: t.Name, Param: a.name, Pos: l.argPos(t, a.name), Message: fmt.Sprintf("tool `%s`, argument `%s`: `%s` returns this value as `%s`; use the same name", t.Name, a.name, producer, match)})
+		}
+	}
+}
+
+// producer finds a response field of another tool, named like core plus
+// leading words and a final id (core [item] → line_item_id).
+func (l *linter) producer(core []string, self string) (field, tool string) {
+	var cands []string
+	for f, owner := range l.outputFields {
+		if owner == self {
+			continue
+		}
+		w := words(f)
+		if len(w) < len(core)+2 || w[len(w)-1] != "id" {
+			continue
+		}
+		fc := w[:len(w)-1]
+		if strings.Join(fc[len(fc)-len(core):], " ") == strings.Join(core, " ") {
+			cands = append(cands, f)
+		}
+	}
+	if len(cands) == 0 {
+		return "", ""
+	}
+	sort.Strings(cands)
+	return cands[0], l.outputFields[cands[0]]
+}
+
+func (l *linter) nameLength() {
+	prefix := "mcp__" + l.api.Name + "__"
+	for _, ti := range l.tools {
+		t := ti.t
+		if n := len(prefix) + len(t.Name); n > 64 {
+			l.add(Finding{Rule: "name-too-long", Tool: t.Name, Pos: l.toolPos(t), Message: fmt.Sprintf("tool `%s` is %d characters; with the server's prefix (%s) it is %d, over 64", t.Name, len(t.Name), prefix, n)})
+		}
+	}
+}
+
+// Sanitised is a tool name as the strictest clients see it.
+func Sanitised(name string) string {
+	return strings.ToLower(strings.NewReplacer("-", "_", ".", "_").Replace(name))
+}
+
+func (l *linter) nameClash() {
+	seen := map[string]string{}
+	for _, ti := range l.tools {
+		t := ti.t
+		s := Sanitised(t.Name)
+		if prev, ok := seen[s]; ok {
+			l.add(Finding{Rule: "name-clash", Tool: t.Name, Pos: l.toolPos(t), Message: fmt.Sprintf("tool `%s` and tool `%s` are both `%s` to clients that sanitise names", prev, t.Name, s)})
+			continue
+		}
+		seen[s] = t.Name
+		args := map[string]string{}
+		for _, a := range ti.args {
+			sa := Sanitised(a.name)
+			if prev, ok := args[sa]; ok {
+				l.add(Finding{Rule: "name-clash", Tool: t.Name, Param: a.name, Pos: l.argPos(t, a.name), Message: fmt.Sprintf("tool `%s`: arguments `%s` and `%s` are both `%s` once sanitised", t.Name, prev, a.name, sa)})
+				continue
+			}
+			args[sa] = a.name
+		}
+	}
+}
+
+var stop = map[string]bool{"the": true, "and": true, "for": true, "with": true, "this": true, "that": true, "from": true, "are": true, "its": true, "use": true, "you": true, "your": true, "not": true, "all": true, "can": true, "will": true, "into": true, "when": true, "has": true, "have": true, "one": true, "any": true, "was": true, "but": true}
+
+var wordRe = regexp.MustCompile(`[a-z0-9]+`)
+
+func bag(t *ir.Tool) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range wordRe.FindAllString(strings.ToLower(t.Description), -1) {
+		if len(w) >= 3 && !stop[w] {
+			out[w] = true
+		}
+	}
+	for _, w := range words(t.Name) {
+		if len(w) >= 3 && !stop[w] {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for w := range a {
+		if b[w] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// nearDuplicates reports each tool whose description and name read like
+// an earlier tool's (Jaccard similarity of their words at least 0.85).
+func (l *linter) nearDuplicates() {
+	bags := make([]map[string]bool, len(l.tools))
+	for i, ti := range l.tools {
+		bags[i] = bag(ti.t)
+	}
+	for i, ti := range l.tools {
+		if len(bags[i]) < 4 {
+			continue
+		}
+		for j := 0; j < i; j++ {
+			if len(bags[j]) < 4 {
+				continue
+			}
+			if sim := jaccard(bags[i], bags[j]); sim >= 0.85 {
+				l.add(Finding{Rule: "near-duplicate", Tool: ti.t.Name, Pos: l.toolPos(ti.t), Message: fmt.Sprintf("tool `%s` reads like `%s` (%.0f%% of their words in common); merge them or say when to use each", ti.t.Name, l.tools[j].t.Name, sim*100)})
+				break
+			}
+		}
+	}
+}
+
+// --- poisoning ---
+
+var poison = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	{regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\b[^.\n]{0,20}\b(previous|prior|above|earlier|preceding|all|other|system)\b[^.\n]{0,20}\b(instructions?|prompts?|messages?|rules|guidelines)`), "tells the model to ignore its instructions"},
+	{regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|admin|hidden)\s*>`), "carries a pseudo-tag addressed to the model"},
+	{regexp.MustCompile(`(?i)\b(read|open|cat|load|attach|upload|send|include|access)\b[^.\n]{0,60}(~/\.|/etc/(passwd|shadow|hosts)|\.ssh\b|id_rsa|id_ed25519|\.env\b|\.aws/|\.netrc|\.npmrc|\.git-credentials|mcp\.json|claude_desktop_config)`), "asks to read local files"},
+	{regexp.MustCompile(`(?i)\b(send|forward|upload|post|email|exfiltrate|leak|share|pass|include)\b[^.\n]{0,60}\b(secrets?|passwords?|credentials|private keys?|ssh keys?|tokens?|api[ _-]?keys?|conversation|chat history|system prompt)\b[^.\n]{0,40}\b(to|into)\s+(https?://|[\w.+-]+@[\w-]+\.|the (sidenote|notes?|comment|url|address|following))`), "asks to send secrets somewhere"},
+	{regexp.MustCompile(`(?i)\b(do not|don't|never)\s+(tell|inform|mention|reveal|show|alert|notify|let)\b[^.\n]{0,30}\buser\b|\bwithout (telling|informing|asking|notifying|alerting) the user\b`), "asks to hide something from the user"},
+	{regexp.MustCompile(`(?i)\b(reveal|print|output|repeat|leak)\b[^.\n]{0,30}\b(system prompt|your instructions|the instructions above)\b`), "asks for the system prompt"},
+}
+
+// Poisoned returns what text does to the model when it carries an
+// instruction of the kinds tool poisoning uses, else "".
+func Poisoned(text string) (what, excerpt string) {
+	for _, p := range poison {
+		if loc := p.re.FindStringIndex(text); loc != nil {
+			return p.what, text[loc[0]:loc[1]]
+		}
+	}
+	return "", ""
+}
+
+func (l *linter) poisoning(ti *toolInfo) {
+	t := ti.t
+	check := func(where, text string, fromOverlay bool) {
+		what, ex := Poisoned(text)
+		if what == "" {
+			return
+		}
+		pos := l.specPos(t)
+		if fromOverlay {
+			pos = l.toolPos(t)
+		}
+		l.add(Finding{Rule: "tool-poisoning", Tool: t.Name, Pos: pos, Message: fmt.Sprintf("tool `%s`: %s %s: %q", t.Name, where, what, clip(ex, 80))})
+	}
+	e := l.entries[t.Name]
+	check("the description", t.Description, e != nil && e.Description != nil)
+	check("the title", t.Title, e != nil && e.Title != nil)
+	for _, schema := range []json.RawMessage{t.InputSchema, t.OutputSchema} {
+		if len(schema) == 0 {
+			continue
+		}
+		var root any
+		if json.Unmarshal(schema, &root) != nil {
+			continue
+		}
+		found := false
+		walkStrings(root, "", func(path, s string) {
+			if !found {
+				if what, _ := Poisoned(s); what != "" {
+					found = true
+					check("the schema text at "+path, s, false)
+				}
+			}
+		})
+	}
+}
+
+// walkStrings calls f for every description, title, default and example
+// string in a schema.
+func walkStrings(s any, path string, f func(path, s string)) {
+	switch v := s.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			x := v[k]
+			switch k {
+			case "description", "title", "default", "examples", "example":
+				if str, ok := x.(string); ok {
+					f(path+"/"+k, str)
+					continue
+				}
+			}
+			walkStrings(x, path+"/"+k, f)
+		}
+	case []any:
+		for i, x := range v {
+			walkStrings(x, fmt.Sprintf("%s/%d", path, i), f)
+		}
+	}
+}
+
+func clip(s string, n int) string {
+	s = spaces.ReplaceAllString(s, " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,43 @@
+package lint
+
+// Severity of a rule: errors make `tailor lint` exit non-zero.
+type Severity string
+
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// Rule is one check, with the reason it exists.
+type Rule struct {
+	ID       string   `json:"id"`
+	Severity Severity `json:"severity"`
+	Why      string   `json:"why"`
+}
+
+// Rules lists every rule, in the order findings are reported within a tool.
+var Rules = []Rule{
+	{"description-short", Warning, "The model chooses tools by their descriptions alone: say what the tool does, when to use it, when not to, and what it returns (the tool-design guidance is three to four sentences)."},
+	{"write-guidance", Warning, "A write changes data: its description must say when to call it and when not (what to check or confirm first, which tool to use instead), or the model calls it on a guess."},
+	{"money-from-model", Error, "A model asked for an amount computes money with rules it never saw; the API can quote it. Let a quote tool compute the amount and a confirm tool carry out exactly that quote."},
+	{"identity-param", Warning, "Who the caller is belongs to the session, not to the model: an argument can be talked into naming someone else. Inject it from server.context (from: context.<name>)."},
+	{"values-without-enum", Warning, "The description lists the accepted values but the schema does not: the model guesses spellings and the server cannot reject a wrong one before calling the API. Add an enum."},
+	{"ambiguous-name", Warning, "A bare noun such as `user` does not say whether it wants an id, a name or an email, while the API uses `user_id` elsewhere; the model fills in whatever it has."},
+	{"name-mismatch", Warning, "A value another tool returns should keep its name (`line_item_id`, not `item`): the model carries values between tools by name."},
+	{"name-too-long", Warning, "Clients prefix tool names with the server's (mcp__<server>__<tool>) and several reject names over 64 characters."},
+	{"name-clash", Error, "Clients that sanitise names (lower case, - and . to _) see two of these as one: one tool hides the other, or the client refuses the server."},
+	{"near-duplicate", Warning, "Two tools that read alike make the model pick at random; merge them, or say in each when to use it instead of the other."},
+	{"tool-poisoning", Error, "Text that instructs the model (ignore previous instructions, <IMPORTANT>, read files, send secrets, hide things from the user) is a prompt-injection attack riding in the spec, and the model reads it as the tool's author's intent."},
+	{"token-budget", Error, "Every tool definition is in the model's context on every turn: past the budget, tool choice gets worse and each conversation costs more. Curate the tool set (include, hidden, shorter schemas)."},
+	{"lint-config", Error, "A disabled rule must exist, or the switch-off silently does nothing."},
+}
+
+// rule finds a rule by id.
+func rule(id string) Rule {
+	for _, r := range Rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	panic("lint: unknown rule " + id)
+}
