@@ -36,6 +36,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newGenerateCmd())
+	root.AddCommand(newDiffCmd(), newLintCmd(), newCheckCmd(), newInitCmd(), newMCPConfigCmd())
 	root.AddCommand(newServeCmd())
 
 	err := root.Execute()
