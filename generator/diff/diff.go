@@ -43,6 +43,8 @@ type Report struct {
 	NotOffered []Op `json:"not_offered"`
 	// Against is set by diff --against.
 	Against *Impact `json:"against,omitempty"`
+	// Note says anything the reader must know to read the report right.
+	Note string `json:"note,omitempty"`
 }
 
 // Tool is one tool of the curated set beside the raw tools of its

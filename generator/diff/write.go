@@ -87,19 +87,22 @@ func writeTable(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, " with %s", r.Overlay)
 	}
 	fmt.Fprintln(w)
+	if r.Note != "" {
+		fmt.Fprintln(w, r.Note)
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "\traw\tcurated\t")
-	fmt.Fprintf(tw, "tools\t%d\t%d\t\n", r.Raw.Tools, r.Curated.Tools)
-	fmt.Fprintf(tw, "tools/list tokens*\t%s\t%s%s\t\n", thousands(r.Raw.Tokens), thousands(r.Curated.Tokens), saving(r.Raw.Tokens, r.Curated.Tokens))
-	fmt.Fprintf(tw, "tools/list bytes\t%s\t%s\t\n", thousands(r.Raw.Bytes), thousands(r.Curated.Bytes))
+	fmt.Fprintln(tw, "\traw\tcurated")
+	fmt.Fprintf(tw, "tools\t%d\t%d\n", r.Raw.Tools, r.Curated.Tools)
+	fmt.Fprintf(tw, "tools/list tokens*\t%s\t%s%s\n", thousands(r.Raw.Tokens), thousands(r.Curated.Tokens), saving(r.Raw.Tokens, r.Curated.Tokens))
+	fmt.Fprintf(tw, "tools/list bytes\t%s\t%s\n", thousands(r.Raw.Bytes), thousands(r.Curated.Bytes))
 	tw.Flush()
 	fmt.Fprintf(w, "* an estimate, counted with %s: clients and models count differently\n\n", r.TokenEncoding)
 
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tKIND\tOPERATIONS\tHIDDEN\tFIXED\tINJECTED\tRENAMED\tCOMPUTED\tMODEL NO LONGER FILLS\tNEW ARGS\tDESC CHARS\tANNOTATIONS\tTOKENS\t")
+	fmt.Fprintln(tw, "TOOL\tKIND\tOPERATIONS\tHIDDEN\tFIXED\tINJECTED\tRENAMED\tCOMPUTED\tMODEL NO LONGER FILLS\tNEW ARGS\tDESC CHARS\tANNOTATIONS\tTOKENS")
 	for _, t := range r.Tools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			t.Name, t.Kind, ops(t), args(t.Hidden, ""), args(t.Fixed, "="), args(t.Injected, "←"), args(t.Renamed, "→"),
 			args(t.Computed, "←"), list(t.NoLongerFilled), list(t.NewArgs), pair(t.Description), annotations(t.Annotations), pair(t.Tokens))
 	}
@@ -108,7 +111,7 @@ func writeTable(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "\nnot offered (%d raw tools whose operation no curated tool calls):\n", len(r.NotOffered))
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, o := range r.NotOffered {
-			fmt.Fprintf(tw, "  %s\t%s\t\n", o.RawTool, o.String())
+			fmt.Fprintf(tw, "  %s\t%s\n", o.RawTool, o.String())
 		}
 		tw.Flush()
 	}
@@ -202,6 +205,9 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		title += " with `" + r.Overlay + "`"
 	}
 	fmt.Fprintf(w, "### tailor diff: %s\n\n", title)
+	if r.Note != "" {
+		fmt.Fprintf(w, "%s\n\n", md(r.Note))
+	}
 	fmt.Fprintln(w, "| | raw | curated |")
 	fmt.Fprintln(w, "|---|---:|---:|")
 	fmt.Fprintf(w, "| tools | %d | %d |\n", r.Raw.Tools, r.Curated.Tools)

@@ -73,6 +73,7 @@ Exit status: 0, 1 when the inputs have errors (also when the overlay no longer a
 					// The curated set of --spec cannot be built: report on
 					// the old one.
 					report = diff.Compare(old.raw, old.curated, old.overlay)
+					report.Note = "The overlay no longer applies to " + f.spec + " (see the errors below): the tools are those of " + against + "."
 				}
 			}
 			if report == nil {
