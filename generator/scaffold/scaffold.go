@@ -102,6 +102,10 @@ func Overlay(raw *ir.API, opts Options) []byte {
 		}
 	}
 	w("\ninclude: listed   # only the tools below; `all` also keeps every other operation as a raw tool\n\n")
+	if len(raw.Tools) == 0 {
+		w("tools: {}   # the spec has no operations\n")
+		return b.Bytes()
+	}
 	w("tools:\n")
 
 	for _, g := range groups(raw) {
