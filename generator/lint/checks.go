@@ -48,8 +48,8 @@ func (l *linter) description(ti *toolInfo) {
 }
 
 var (
-	whenCue    = regexp.MustCompile(`(?i)\b(use (this|it|when|only|for|to|after|before)|call (this|it|when|only|after|before|first)|only (after|when|if|once|for)|before|after|when the|once the|if the (user|customer))\b`)
-	whenNotCue = regexp.MustCompile(`(?i)\b(do not|don't|never|not for|not to|instead|unless|only|rather than|must not|cannot be undone|irreversible)\b`)
+	whenCue    = regexp.MustCompile(`(?i)\b(use (this|it|when|only|for|to|after|before)|call (this|it|when|only|after|before|first)|only (after|when|if|once|for)|before|after|when the|once the|if the (user|customer)|(user|customer|person) (has )?(agreed|confirmed|approved|asked))\b`)
+	whenNotCue = regexp.MustCompile(`(?i)\b(do not|don't|never|not for|not to|instead|unless|only|rather than|must not|cannot be undone|irreversible|(fails|is refused|is rejected) (if|when|once|for))\b`)
 )
 
 func (l *linter) writeGuidance(ti *toolInfo) {

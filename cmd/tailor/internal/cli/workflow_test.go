@@ -431,3 +431,25 @@ func fileSize(p string) int64 {
 	}
 	return st.Size()
 }
+
+// TestWorkflowOnExamples: the bundled examples' overlays lint without
+// errors and diff, in every format.
+func TestWorkflowOnExamples(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(repoRoot, "examples", "*"))
+	for _, dir := range dirs {
+		spec, overlay := filepath.Join(dir, "openapi.yaml"), filepath.Join(dir, "overlay.yaml")
+		if !fileExists(spec) || !fileExists(overlay) {
+			continue
+		}
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			if code, stdout, stderr := run(t, "lint", "--spec", spec, "--overlay", overlay); code != ExitOK {
+				t.Errorf("lint: exit %d\n%s%s", code, stdout, stderr)
+			}
+			for _, format := range []string{"table", "markdown", "json"} {
+				if code, stdout, stderr := run(t, "diff", "--spec", spec, "--overlay", overlay, "--format", format); code != ExitOK || stdout == "" {
+					t.Errorf("diff --format %s: exit %d\n%s", format, code, stderr)
+				}
+			}
+		})
+	}
+}
