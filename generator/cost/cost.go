@@ -124,18 +124,36 @@ type Measure struct {
 	// Bytes and Tokens are those of the whole tools/list result.
 	Bytes  int `json:"bytes"`
 	Tokens int `json:"tokens"`
-	// PerTool holds each tool's own tokens, by name.
-	PerTool map[string]int `json:"-"`
 }
 
-// Of measures api's tools/list. Tools are counted one by one (in parallel,
-// and cached), and the total is their sum plus the list's punctuation: a
-// token can span the comma between two entries, so the total may differ
-// from counting the list at once by a token or two per thousand tools.
+// exactUpTo is the size of tools/list up to which it is counted as one
+// text; larger lists are counted in parallel pieces cut between tools,
+// which can be off by a token or two at each cut.
+const exactUpTo = 256 << 10
+
+// Of measures api's tools/list.
 func Of(api *ir.API) Measure {
-	m := Measure{Tools: len(api.Tools), PerTool: make(map[string]int, len(api.Tools))}
-	counts := make([]int, len(api.Tools))
-	sizes := make([]int, len(api.Tools))
+	var buf bytes.Buffer
+	cuts := []int{0}
+	buf.WriteString(`{"tools":[`)
+	for i, t := range api.Tools {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if buf.Len()-cuts[len(cuts)-1] > exactUpTo/4 {
+			cuts = append(cuts, buf.Len())
+		}
+		buf.Write(ToolJSON(t))
+	}
+	buf.WriteString(`]}`)
+	list := buf.Bytes()
+	m := Measure{Tools: len(api.Tools), Bytes: len(list)}
+	if len(list) <= exactUpTo {
+		m.Tokens = Tokens(list)
+		return m
+	}
+	cuts = append(cuts, len(list))
+	counts := make([]int, len(cuts)-1)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -143,25 +161,17 @@ func Of(api *ir.API) Measure {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				counts[i], sizes[i] = ToolTokens(api.Tools[i]), len(ToolJSON(api.Tools[i]))
+				counts[i] = Tokens(list[cuts[i]:cuts[i+1]])
 			}
 		}()
 	}
-	for i := range api.Tools {
+	for i := range counts {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	m.Bytes = len(`{"tools":[]}`)
-	m.Tokens = Tokens([]byte(`{"tools":[]}`))
-	for i, t := range api.Tools {
-		m.PerTool[t.Name] = counts[i]
-		m.Tokens += counts[i]
-		m.Bytes += sizes[i]
-		if i > 0 {
-			m.Bytes++
-			m.Tokens++ // the comma
-		}
+	for _, n := range counts {
+		m.Tokens += n
 	}
 	return m
 }

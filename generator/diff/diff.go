@@ -179,7 +179,7 @@ func compareTool(t *ir.Tool, byOp map[string]*ir.Tool, inOverlay bool, r *Report
 	}
 	dt.Description.Curated = len(t.Description)
 	dt.Annotations.Curated = labels(t.Annotations)
-	dt.Tokens.Curated = r.Curated.PerTool[t.Name]
+	dt.Tokens.Curated = cost.ToolTokens(t)
 	args := schemaArgs(t.InputSchema)
 	covered := map[string]bool{}
 
@@ -191,7 +191,7 @@ func compareTool(t *ir.Tool, byOp map[string]*ir.Tool, inOverlay bool, r *Report
 			name = rawTool.Name
 			dt.Description.Raw = len(rawTool.Description)
 			dt.Annotations.Raw = labels(rawTool.Annotations)
-			dt.Tokens.Raw = r.Raw.PerTool[rawTool.Name]
+			dt.Tokens.Raw = cost.ToolTokens(rawTool)
 		}
 		dt.Operations = append(dt.Operations, opOf(t.Call, name, ""))
 		if !inOverlay {
@@ -222,7 +222,7 @@ func compareTool(t *ir.Tool, byOp map[string]*ir.Tool, inOverlay bool, r *Report
 			name := ""
 			if rawTool != nil {
 				name = rawTool.Name
-				dt.Tokens.Raw += r.Raw.PerTool[rawTool.Name]
+				dt.Tokens.Raw += cost.ToolTokens(rawTool)
 			}
 			dt.Operations = append(dt.Operations, opOf(st.Call, name, st.Name))
 			forEachArg(st.Call, func(key, arg string, src ir.ValueSource) {

@@ -284,4 +284,3 @@ func thousands(n int) string {
 	}
 	return s
 }
-
