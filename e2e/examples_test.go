@@ -90,3 +90,24 @@ func TestDemo(t *testing.T) {
 		})
 	}
 }
+
+// TestBackofficeReadmeDiff keeps the example README's `tailor diff` table
+// the real output.
+func TestBackofficeReadmeDiff(t *testing.T) {
+	dir := filepath.Join(testkit.RepoRoot(), "examples", "backoffice")
+	cmd := exec.Command(tailorBinary(t), "diff", "--spec", "openapi.yaml", "--overlay", "overlay.yaml", "--format", "markdown")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tailor diff: %v", err)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first line is a heading naming the files; the tables must match.
+	_, tables, _ := strings.Cut(string(out), "\n")
+	if !strings.Contains(string(readme), strings.TrimSpace(tables)) {
+		t.Errorf("examples/backoffice/README.md does not show the current `tailor diff` output; it is now:\n%s", tables)
+	}
+}
