@@ -62,7 +62,7 @@ type Result struct {
 // Generate runs the pipeline. Warnings never stop it; errors are returned
 // as *diag.Errors listing every problem found.
 func Generate(opts Options) (*Result, error) {
-	res, err := Build(opts)
+	res, pending, err := build(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -75,26 +75,47 @@ func Generate(opts Options) (*Result, error) {
 		return nil, err
 	}
 	res.Files = files
+	res.finish(pending)
 	return res, nil
 }
 
 // Build runs every stage but rendering: the curated IR and the warnings.
 // tailor serve runs it directly; Generate renders its result.
 func Build(opts Options) (*Result, error) {
+	res, pending, err := build(opts)
+	if err != nil {
+		return nil, err
+	}
+	res.finish(pending)
+	return res, nil
+}
+
+// finish adds the warnings of the spec's background validation, which ran
+// while the other stages did, and merges repeated warnings.
+func (r *Result) finish(pending func() []diag.Diagnostic) {
+	if pending != nil {
+		r.Warnings = append(r.Warnings, pending()...)
+	}
+	r.Warnings = collapse(r.Warnings)
+}
+
+// build runs load, model and curate; the returned function waits for the
+// spec's validation warnings.
+func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 	res := &Result{}
 	var ov *overlays.Overlay
 	if opts.OverlayPath != "" {
 		data, err := os.ReadFile(opts.OverlayPath)
 		if err != nil {
-			return nil, diag.At(diag.Pos{File: opts.OverlayPath}, "cannot read overlay: %v", unwrapPathError(err))
+			return nil, nil, diag.At(diag.Pos{File: opts.OverlayPath}, "cannot read overlay: %v", unwrapPathError(err))
 		}
 		if ov, err = overlays.Parse(opts.OverlayPath, data); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	spec, ws, err := loadSpec(opts, ov)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res.Warnings = append(res.Warnings, ws...)
 	res.Warnings = append(res.Warnings, spec.Warnings...)
@@ -114,7 +135,7 @@ func Build(opts Options) (*Result, error) {
 	curated := &diag.List{}
 	curated.Add(ws...)
 	if err := curated.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res.Warnings = append(res.Warnings, relevant(modelWarnings, api)...)
 	res.Warnings = append(res.Warnings, ws...)
@@ -142,8 +163,18 @@ func Build(opts Options) (*Result, error) {
 		}
 	}
 
-	res.Warnings = collapse(res.Warnings)
-	return res, nil
+	pending := spec.ValidationWarnings
+	if ov != nil && len(ov.Actions) > 0 {
+		pending = func() []diag.Diagnostic {
+			ws := spec.ValidationWarnings()
+			for i := range ws {
+				// Lines of the patched document are not lines of the user's file.
+				ws[i].Pos = diag.Pos{File: opts.SpecPath}
+			}
+			return ws
+		}
+	}
+	return res, pending, nil
 }
 
 // relevant keeps the model's warnings about operations that are still
@@ -184,7 +215,7 @@ func keptPrefix(kept map[string]bool, ptr string) bool {
 // loadSpec loads the spec, first applying the overlay's OpenAPI Overlay
 // actions when it has any.
 func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, []diag.Diagnostic, error) {
-	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, SkipValidation: opts.SkipValidation}
+	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, SkipValidation: opts.SkipValidation, ValidateInBackground: true}
 	if ov == nil || len(ov.Actions) == 0 {
 		spec, err := load.Load(opts.SpecPath, lo)
 		return spec, nil, err

@@ -31,6 +31,9 @@ type Options struct {
 	// AllowRemoteRefs lets $refs fetch http(s) URLs. Off by default: a spec
 	// should not make the generator issue requests on its behalf (SSRF).
 	AllowRemoteRefs bool
+	// ValidateInBackground runs strict validation concurrently; its
+	// warnings come from Spec.ValidationWarnings instead of Spec.Warnings.
+	ValidateInBackground bool
 	// SkipValidation skips kin-openapi's strict validation, which only ever
 	// produces warnings and dominates load time on large specs.
 	SkipValidation bool
@@ -47,6 +50,8 @@ type Spec struct {
 	SHA256 string
 	// Warnings are problems that did not stop loading.
 	Warnings []diag.Diagnostic
+	// pending delivers the warnings of a background validation.
+	pending chan []diag.Diagnostic
 }
 
 // Load reads the description at path.
@@ -93,10 +98,30 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 	}
 	spec.Doc = doc
 
-	if !opts.SkipValidation {
+	switch {
+	case opts.SkipValidation:
+	case opts.ValidateInBackground:
+		// Validation only reads the document, as the later stages do, and
+		// takes longer than all of them on large specs (stripe: ~1.3 s of
+		// ~2.8 s): on a second core it costs no wall time.
+		ch := make(chan []diag.Diagnostic, 1)
+		go func() { ch <- validate(path, doc) }()
+		spec.pending = ch
+	default:
 		spec.Warnings = append(spec.Warnings, validate(path, doc)...)
 	}
 	return spec, nil
+}
+
+// ValidationWarnings waits for a validation started in the background and
+// returns its warnings (nil when there was none or it was already taken).
+func (s *Spec) ValidationWarnings() []diag.Diagnostic {
+	if s.pending == nil {
+		return nil
+	}
+	ws := <-s.pending
+	s.pending = nil
+	return ws
 }
 
 func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, err error) {
