@@ -103,13 +103,22 @@ func (r *Result) finish(pending func() []diag.Diagnostic) {
 // spec's validation warnings.
 func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 	res := &Result{}
+	var parseErrs []diag.Diagnostic
 	var ov *overlays.Overlay
 	if opts.OverlayPath != "" {
 		data, err := os.ReadFile(opts.OverlayPath)
 		if err != nil {
 			return nil, nil, diag.At(diag.Pos{File: opts.OverlayPath}, "cannot read overlay: %v", unwrapPathError(err))
 		}
-		if ov, err = overlays.Parse(opts.OverlayPath, data); err != nil {
+		ov, err = overlays.ParsePartial(opts.OverlayPath, data)
+		var de *diag.Errors
+		switch {
+		case err == nil:
+		case ov != nil && errors.As(err, &de):
+			// Check the rest against the spec too: every problem of the
+			// overlay in one run.
+			parseErrs = de.List
+		default:
 			return nil, nil, err
 		}
 	}
@@ -133,6 +142,7 @@ func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 
 	api, ws = curate.Apply(api, ov)
 	curated := &diag.List{}
+	curated.Add(parseErrs...)
 	curated.Add(ws...)
 	if err := curated.Err(); err != nil {
 		return nil, nil, err

@@ -273,6 +273,18 @@ type Action struct {
 // Parse reads an overlay. On failure it returns a *diag.Errors listing every
 // problem in the file.
 func Parse(path string, data []byte) (*Overlay, error) {
+	o, err := ParsePartial(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// ParsePartial is Parse that also returns what could be read of a file with
+// errors (nil when it is not YAML, or not of this format version), so that
+// the caller can check the rest against the spec and report every problem
+// of the file in one run.
+func ParsePartial(path string, data []byte) (*Overlay, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, yamlError(path, err)
@@ -286,7 +298,10 @@ func Parse(path string, data []byte) (*Overlay, error) {
 	}
 	d.overlay(doc.Content[0], o)
 	if err := d.diags.Err(); err != nil {
-		return nil, err
+		if o.Version != Version {
+			return nil, err
+		}
+		return o, err
 	}
 	return o, nil
 }
