@@ -171,7 +171,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // phase records the load average at a point of the run: how busy the
 // machine was besides the benchmark.
 func (b *runner) phase(name string) {
-	b.report.Loads = append(b.report.Loads, fmt.Sprintf("%s: %.2f", name, loadAvg()))
+	p := Phase{Name: name, At: time.Now(), Load: loadAvg()}
+	p.MachineCPU, p.OurCPU, _ = cpuSeconds()
+	b.report.Phases = append(b.report.Phases, p)
 }
 
 func (b *runner) runSpec(ctx context.Context, s Spec, tokens string) error {

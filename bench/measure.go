@@ -22,23 +22,31 @@ type genRun struct {
 	cpu    float64
 }
 
-// timeCommand runs argv to completion (bounded by timeout) and measures it.
-func timeCommand(ctx context.Context, argv []string, dir string, env []string, timeout time.Duration) (genRun, error) {
+// timeCommand runs argv to completion (bounded by timeout) through the
+// rusage helper and returns what it measured.
+func (b *runner) timeCommand(ctx context.Context, argv []string, dir string, timeout time.Duration) (genRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	res := filepath.Join(b.work, "rusage.out")
+	os.Remove(res)
+	cmd := exec.CommandContext(ctx, b.tailor.rusage, append([]string{res}, argv...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = procAttr()
 	var out limitedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
+	if err := cmd.Run(); err != nil {
 		return genRun{}, fmt.Errorf("%v: %v\n%s", argv, err, out.String())
 	}
-	return genRun{wall: wall, rssKiB: maxRSSKiB(cmd.ProcessState), cpu: cpuTime(cmd.ProcessState)}, nil
+	data, err := os.ReadFile(res)
+	if err != nil {
+		return genRun{}, err
+	}
+	var ns, rss int64
+	var cpu float64
+	if _, err := fmt.Sscan(string(data), &ns, &rss, &cpu); err != nil {
+		return genRun{}, fmt.Errorf("rusage helper: %q: %v", data, err)
+	}
+	return genRun{wall: time.Duration(ns), rssKiB: rss, cpu: cpu}, nil
 }
 
 // startProcess starts argv in dir with env added and its stderr going to
@@ -102,7 +110,7 @@ func (b *runner) measureGeneration(ctx context.Context, s Spec, gens []generator
 		for _, g := range gens {
 			out := filepath.Join(dir, fmt.Sprintf("%s-%s-%d", sanitize(g.label), s.Name, i+1))
 			os.RemoveAll(out)
-			r, err := timeCommand(ctx, g.argv(out), dir, nil, 10*time.Minute)
+			r, err := b.timeCommand(ctx, g.argv(out), dir, 10*time.Minute)
 			os.RemoveAll(out)
 			if err != nil {
 				return nil, fmt.Errorf("%s on %s: %w", g.label, s.Name, err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,9 +27,37 @@ type Report struct {
 	// Lists break each tools/list down by field.
 	Lists []ListRow
 	Notes []string
-	// Loads is the 1-minute load average at points of the run.
-	Loads []string
-	cfg   Config
+	// Phases are points of the run, with the machine's and the benchmark's
+	// CPU time then: the difference is other processes' (noise).
+	Phases []Phase
+	cfg    Config
+}
+
+// Phase is a point of the run.
+type Phase struct {
+	Name               string
+	At                 time.Time
+	Load               float64 // 1-minute load average
+	MachineCPU, OurCPU float64 // seconds, cumulative
+}
+
+// noise describes, per stretch between phases, how much of the machine
+// other processes used.
+func (r *Report) noise() string {
+	var parts []string
+	for i := 1; i < len(r.Phases); i++ {
+		a, b := r.Phases[i-1], r.Phases[i]
+		wall := b.At.Sub(a.At).Seconds()
+		if wall <= 0 || b.MachineCPU == 0 {
+			continue
+		}
+		others := (b.MachineCPU - a.MachineCPU) - (b.OurCPU - a.OurCPU)
+		if others < 0 {
+			others = 0
+		}
+		parts = append(parts, fmt.Sprintf("%s → %s (%s): %.0f%%", a.Name, b.Name, time.Duration(wall*float64(time.Second)).Round(time.Second), 100*others/(wall*float64(runtime.NumCPU()))))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Row is one figure on one spec: each side's runs, and the target.
@@ -335,7 +364,7 @@ func (r *Report) addCalls(s Spec, rounds []callSeries, mem map[string][2]int64) 
 		}
 		return nil
 	}
-	r.info(Row{Figure: fmt.Sprintf("RSS after %d tools/call", (r.cfg.Rounds+1)*r.cfg.Calls), Spec: s.Name, Unit: "MiB", Tailor: mib(labelTailor, 0), Other: mib(labelAlt, 0)})
+	r.info(Row{Figure: fmt.Sprintf("RSS after %d tools/call", r.cfg.Rounds*r.cfg.Calls+r.cfg.Calls/5+1), Spec: s.Name, Unit: "MiB", Tailor: mib(labelTailor, 0), Other: mib(labelAlt, 0)})
 }
 
 func (r *Report) addHTTP(s Spec, h map[string][]httpResult, cfg Config) {
@@ -394,7 +423,15 @@ func (r *Report) Markdown() string {
 		for _, kv := range r.Machine {
 			fmt.Fprintf(&b, "| %s | %s |\n", kv[0], kv[1])
 		}
-		fmt.Fprintf(&b, "| load average (1 min) during the run | %s |\n\n", strings.Join(r.Loads, "; "))
+		var loads []string
+		for _, p := range r.Phases {
+			loads = append(loads, fmt.Sprintf("%s %.2f", p.Name, p.Load))
+		}
+		fmt.Fprintf(&b, "| load average (1 min) at points of the run | %s |\n", strings.Join(loads, "; "))
+		if n := r.noise(); n != "" {
+			fmt.Fprintf(&b, "| CPU used by other processes (noise), share of all CPUs | %s |\n", n)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("#### Figures with targets (tailor ÷ openapi-mcp-generator unless the row says otherwise)\n\n")
 	writeRows(&b, r.Rows, true)

@@ -46,6 +46,7 @@ type tailorSide struct {
 	mod     string            // the throwaway module
 	servers map[string]string // spec name → server binary
 	floor   string            // go-sdk server with no tools
+	rusage  string            // runs a command and reports its rusage (see rusageMain)
 	// buildTime is the one go build of every server and the floor.
 	buildTime time.Duration
 	goSDK     string // go-sdk version the servers link
@@ -77,6 +78,54 @@ func main() {
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err)
 	}
+}
+`
+
+// rusageMain runs a command and writes its wall time, peak RSS and CPU
+// time to a file. The benchmark starts generators through it because a
+// process's ru_maxrss starts at the peak RSS of the address space it was
+// spawned from (Linux records the old mm's high-water mark at exec, and Go
+// spawns with vfork): started by the harness directly, after it has held a
+// large tools/list, a 20 MiB generator would report the harness's 200 MiB.
+// This helper's own address space is small and fresh, so what it reports is
+// the generator's own.
+const rusageMain = `package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+func main() {
+	out, argv := os.Args[1], os.Args[2:]
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	code := 0
+	if err != nil {
+		code = 1
+		if cmd.ProcessState == nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		code = cmd.ProcessState.ExitCode()
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	var maxrss int64
+	if ru != nil {
+		maxrss = int64(ru.Maxrss)
+	}
+	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	if err := os.WriteFile(out, []byte(fmt.Sprintf("%d %d %f\n", wall.Nanoseconds(), maxrss, cpu)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(code)
 }
 `
 
@@ -112,7 +161,13 @@ func (b *runner) setupTailor(ctx context.Context) (*tailorSide, error) {
 	if err := os.WriteFile(filepath.Join(t.mod, "floor", "main.go"), []byte(floorMain), 0o644); err != nil {
 		return nil, err
 	}
-	pkgs := []string{"./floor"}
+	if err := os.MkdirAll(filepath.Join(t.mod, "rusage"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(t.mod, "rusage", "main.go"), []byte(rusageMain), 0o644); err != nil {
+		return nil, err
+	}
+	pkgs := []string{"./floor", "./rusage"}
 	for _, s := range b.specs {
 		b.logf("tailor: generating %s", s.Name)
 		if _, err := run(ctx, t.mod, nil, tailorGenArgs(t.cli, s, filepath.Join(t.mod, s.Name), false)...); err != nil {
@@ -122,6 +177,7 @@ func (b *runner) setupTailor(ctx context.Context) (*tailorSide, error) {
 		t.servers[s.Name] = filepath.Join(bin, s.Name)
 	}
 	t.floor = filepath.Join(bin, "floor")
+	t.rusage = filepath.Join(bin, "rusage")
 	b.logf("tailor: building %d servers and the go-sdk floor", len(b.specs))
 	start := time.Now()
 	if _, err := run(ctx, t.mod, goEnv, append([]string{"go", "build", "-o", bin + string(filepath.Separator)}, pkgs...)...); err != nil {
