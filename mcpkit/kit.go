@@ -154,7 +154,7 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 	k := &Kit{api: api, cfg: cfg, base: base, creds: map[string]credential{}}
 	k.client = cfg.HTTPClient
 	if k.client == nil {
-		k.client = &http.Client{Timeout: cfg.Timeout}
+		k.client = &http.Client{Timeout: cfg.Timeout, Transport: backendTransport()}
 	}
 	k.log = slog.New(slog.NewJSONHandler(cfg.Log, nil))
 	if cfg.Now == nil {
@@ -220,4 +220,19 @@ func (k *Kit) missingCredentials(t *Tool) []string {
 		}
 	}
 	return envs
+}
+
+// backendTransport is http.DefaultTransport with room for one idle
+// keep-alive connection per concurrent call. The default keeps 2 idle
+// connections per host, so under concurrent tool calls (streamable HTTP)
+// most requests dialed a new connection and left one in TIME_WAIT; with
+// this, 32 concurrent clients get 30-60% more calls/s (make bench).
+func backendTransport() http.RoundTripper {
+	dt, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport
+	}
+	t := dt.Clone()
+	t.MaxIdleConnsPerHost = 100
+	return t
 }
