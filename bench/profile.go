@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,7 +25,9 @@ import (
 //     handshake and tools/list over newline-delimited JSON on in-process
 //     pipes, as over stdio, n times; it also prints how long each phase took;
 //   - <spec>-call: tools/call of the benchmark's tool against the loopback
-//     backend, n times.
+//     backend, n times;
+//   - <spec>-http: the generated server's own mcpkit.Main serving streamable
+//     HTTP while the benchmark loads it as in the calls/s figure.
 
 var profMain = template.Must(template.New("prof").Parse(`// Written by tailor's benchmark (bench/profile.go): profiles tailor's
 // generator and generated servers in-process.
@@ -69,7 +73,26 @@ func main() {
 	base := flag.String("base", "", "call: backend base URL")
 	tool := flag.String("tool", "", "call: tool")
 	args := flag.String("args", "{}", "call: arguments")
+	addr := flag.String("addr", "", "http: address to serve on")
 	flag.Parse()
+
+	if *mode == "http" {
+		// The server exactly as the generated main runs it; the profile
+		// covers from start until stdin closes.
+		f, err := os.Create(*cpu)
+		if err != nil {
+			log.Fatal(err)
+		}
+		pprof.StartCPUProfile(f)
+		sv := servers[*name]
+		go func() {
+			os.Exit(mcpkit.Main(sv.api, sv.register, []string{"--http", *addr, "--base-url", *base}))
+		}()
+		io.Copy(io.Discard, os.Stdin)
+		pprof.StopCPUProfile()
+		f.Close()
+		return
+	}
 
 	var body func(i int)
 	report := func() {}
@@ -244,6 +267,7 @@ func (b *runner) profile(ctx context.Context, dir string) error {
 			{"generate", []string{"-mode", "generate", "-spec", s.Path, "-out", filepath.Join(b.work, "prof-gen-"+s.Name), "-n", n(5, 50)}, true},
 			{"start", []string{"-mode", "start", "-n", n(20, 500)}, false},
 			{"call", []string{"-mode", "call", "-base", b.backend.URL, "-tool", s.TailorTool, "-args", s.Args, "-n", "5000"}, false},
+			{"http", nil, false},
 		}
 		for _, j := range jobs {
 			b.logf("profiles: %s %s", s.Name, j.what)
@@ -252,9 +276,15 @@ func (b *runner) profile(ctx context.Context, dir string) error {
 			if j.mem {
 				args = append(args, "-mem", base+".alloc.pprof")
 			}
-			jctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
-			out, err := run(jctx, b.work, tailorEnv(s, b.backend.URL), args...)
-			cancel()
+			var out string
+			var err error
+			if j.what == "http" {
+				out, err = b.profileHTTP(ctx, s, bin, base+".cpu.pprof")
+			} else {
+				jctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
+				out, err = run(jctx, b.work, tailorEnv(s, b.backend.URL), args...)
+				cancel()
+			}
 			if err != nil {
 				return err
 			}
@@ -289,4 +319,49 @@ func (b *runner) profile(ctx context.Context, dir string) error {
 	}
 	b.report.note(fmt.Sprintf("Profiles of tailor's side are in %s (summary.txt, *.top.txt).", dir))
 	return nil
+}
+
+// profileHTTP runs the profiling program's http mode (the generated
+// server's mcpkit.Main over streamable HTTP, under the CPU profiler) and
+// loads it as the calls/s figure does, with one shared session.
+func (b *runner) profileHTTP(ctx context.Context, s Spec, bin, cpu string) (string, error) {
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-mode", "http", "-name", s.Name, "-cpu", cpu, "-addr", fmt.Sprintf("127.0.0.1:%d", port), "-base", b.backend.URL)
+	cmd.Dir = b.work
+	cmd.Env = append(os.Environ(), tailorEnv(s, b.backend.URL)...)
+	cmd.SysProcAttr = procAttr()
+	cmd.WaitDelay = 5 * time.Second
+	var logs limitedBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	if err := waitListening(ctx, port, time.Minute); err != nil {
+		return "", err
+	}
+	t := b.tailorHTTPTarget(s)
+	tr := &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	h, err := openHTTPSession(ctx, client, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	if err != nil {
+		return "", fmt.Errorf("%w: %s", err, logs.String())
+	}
+	r := b.load(ctx, []*httpSession{h}, t.params(s))
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		return "", fmt.Errorf("profiling server: %v: %s", err, logs.String())
+	}
+	return fmt.Sprintf("%.0f calls/s under the profiler, %d clients on one session, %d failed\n", r.perSecond, b.cfg.Clients, r.failed), nil
 }
