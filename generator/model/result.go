@@ -56,7 +56,7 @@ func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
 
 // OutputSchemaBudget bounds the $defs of an outputSchema, in bytes (see
 // schema.Doc.Budget).
-var OutputSchemaBudget = 8 << 10
+var OutputSchemaBudget = 4 << 10
 
 // successResponse picks the first 2xx response by status code, then 2XX.
 func successResponse(op *openapi3.Operation) *openapi3.Response {

@@ -17,7 +17,7 @@ var logEventTool = &mcpkit.Tool{
 	Description:  "Calls POST /events.",
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"count":{"exclusiveMinimum":0,"type":"integer"},"kind":{"const":"click"},"label":{"examples":["Buy now"],"type":["string","null"]},"tags":{"examples":[["promo","footer"]],"items":{"type":"string"},"type":"array"}},"required":["kind"],"type":"object"}`,
-	OutputSchema: `{"properties":{"count":{"exclusiveMinimum":0,"type":"integer"},"kind":{"const":"click"},"label":{"examples":["Buy now"],"type":["string","null"]},"tags":{"examples":[["promo","footer"]],"items":{"type":"string"},"type":"array"}},"required":["kind"],"type":"object"}`,
+	OutputSchema: `{"properties":{"count":{"exclusiveMinimum":0,"type":"integer"},"kind":{"const":"click"},"label":{"type":["string","null"]},"tags":{"items":{"type":"string"},"type":"array"}},"required":["kind"],"type":"object"}`,
 }
 
 // logEvent calls POST /events.

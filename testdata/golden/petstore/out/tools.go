@@ -19,7 +19,7 @@ var listPetsTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"limit":{"default":20,"description":"How many pets to return at most.","maximum":100,"minimum":1,"type":"integer"}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Pet":{"properties":{"id":{"format":"int64","type":"integer"},"name":{"type":"string"},"tag":{"type":"string"}},"required":["id","name"],"type":"object"}},"properties":{"next":{"description":"Cursor of the next page, absent on the last one.","type":"string"},"pets":{"items":{"$ref":"#/$defs/Pet"},"type":"array"}},"type":"object"}`,
+	OutputSchema: `{"$defs":{"Pet":{"properties":{"id":{"format":"int64","type":"integer"},"name":{"type":"string"},"tag":{"type":"string"}},"required":["id","name"],"type":"object"}},"properties":{"next":{"type":"string"},"pets":{"items":{"$ref":"#/$defs/Pet"},"type":"array"}},"type":"object"}`,
 }
 
 // listPets calls GET /pets.
