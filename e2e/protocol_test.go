@@ -67,8 +67,8 @@ func TestStdoutCarriesProtocolOnly(t *testing.T) {
 	}
 	stdin.Close()
 	cmd.Wait()
-	if !strings.Contains(stderr.String(), `"msg":"backend call"`) {
-		t.Errorf("expected the call log on stderr, got:\n%s", stderr.String())
+	if !strings.Contains(stderr.String(), `"msg":"audit"`) {
+		t.Errorf("expected the audit log on stderr, got:\n%s", stderr.String())
 	}
 }
 

@@ -68,8 +68,13 @@ func (c *Call) send(r *Request) response {
 			break
 		}
 	}
-	c.kit.log.Info("backend call", "tool", c.tool.Name, "method", r.Method, "path", r.template,
-		"status", resp.status, "ms", time.Since(start).Milliseconds(), "error", errString(c.kit, resp.err))
+	// Each call's requests are in its audit record; a separate line per
+	// request would double the logging on the hot path. Failures to reach
+	// the backend, which the record shows only as a status 0, are logged.
+	if resp.err != nil {
+		c.kit.log.Warn("backend request failed", "tool", c.tool.Name, "method", r.Method, "path", r.template,
+			"ms", time.Since(start).Milliseconds(), "error", errString(c.kit, resp.err))
+	}
 	return resp
 }
 
