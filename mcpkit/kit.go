@@ -106,6 +106,7 @@ type Kit struct {
 	base    *url.URL
 	client  *http.Client
 	log     *slog.Logger
+	sdkLog  *slog.Logger
 	creds   map[string]credential
 	secrets []string
 	// registered is set once the generated tools are registered; see
@@ -157,6 +158,9 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 		k.client = &http.Client{Timeout: cfg.Timeout, Transport: backendTransport()}
 	}
 	k.log = slog.New(slog.NewJSONHandler(cfg.Log, nil))
+	// go-sdk logs every session's start and end at info level; in stateless
+	// HTTP that is every request. Its warnings and errors still show.
+	k.sdkLog = slog.New(slog.NewJSONHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if cfg.Now == nil {
 		k.cfg.Now = time.Now
 	}

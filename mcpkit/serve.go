@@ -33,7 +33,7 @@ func NewServer(api API, cfg Config, register Register) (*mcp.Server, *Kit, error
 		version = "0"
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: api.Name, Title: api.Title, Version: version},
-		&mcp.ServerOptions{Instructions: api.Instructions, Logger: k.log})
+		&mcp.ServerOptions{Instructions: api.Instructions, Logger: k.sdkLog})
 	register(s, k)
 	k.registered.Store(true)
 	return s, k, nil
@@ -130,7 +130,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{Stateless: *stateless, Logger: k.log})
+		&mcp.StreamableHTTPOptions{Stateless: *stateless, Logger: k.sdkLog})
 	mux := http.NewServeMux()
 	if verifier != nil {
 		// Requests without a valid token get 401 before reaching a tool;
