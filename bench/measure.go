@@ -223,9 +223,12 @@ type callTarget struct {
 
 // measureCalls starts every target over stdio, checks one call of each
 // returns the backend's answer, warms up, then makes Rounds × Calls calls,
-// interleaved one by one (A B direct A B direct …), each a round trip from
-// writing the request to reading the last byte of the answer. Returns the
-// rounds and each server's memory after the calls.
+// interleaved in blocks of callBlock (100 A, 100 B, 100 direct, 100 A …),
+// each a round trip from writing the request to reading the last byte of
+// the answer. Blocks rather than single calls: on a small machine one
+// server's background work (Node's GC and JIT, Go's GC) would otherwise
+// land on the next server's call and blur both tails. Returns the rounds
+// and each server's memory after the calls.
 func (b *runner) measureCalls(ctx context.Context, s Spec, targets []callTarget) ([]callSeries, map[string][2]int64, error) {
 	type live struct {
 		callTarget
@@ -282,22 +285,27 @@ func (b *runner) measureCalls(ctx context.Context, s Spec, targets []callTarget)
 			n = b.cfg.Calls / 5 // warm-up
 		}
 		cs := callSeries{calls: map[string][]time.Duration{}}
-		for i := 0; i < n; i++ {
+		for done := 0; done < n; done += callBlock {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
 			}
+			m := min(callBlock, n-done)
 			for _, l := range lives {
-				el, err := one(l)
+				for i := 0; i < m; i++ {
+					el, err := one(l)
+					if err != nil {
+						return nil, nil, err
+					}
+					cs.calls[l.label] = append(cs.calls[l.label], el)
+				}
+			}
+			for i := 0; i < m; i++ {
+				el, err := d.do()
 				if err != nil {
 					return nil, nil, err
 				}
-				cs.calls[l.label] = append(cs.calls[l.label], el)
+				cs.calls[labelDirect] = append(cs.calls[labelDirect], el)
 			}
-			el, err := d.do()
-			if err != nil {
-				return nil, nil, err
-			}
-			cs.calls[labelDirect] = append(cs.calls[labelDirect], el)
 		}
 		if round >= 0 {
 			rounds = append(rounds, cs)
@@ -312,6 +320,9 @@ func (b *runner) measureCalls(ctx context.Context, s Spec, targets []callTarget)
 }
 
 const labelDirect = "direct HTTP request"
+
+// callBlock is how many calls of one server are made in a row.
+const callBlock = 100
 
 // httpTarget is how to run one server over streamable HTTP.
 type httpTarget struct {

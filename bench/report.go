@@ -55,7 +55,11 @@ func (r *Report) noise() string {
 		if others < 0 {
 			others = 0
 		}
-		parts = append(parts, fmt.Sprintf("%s → %s (%s): %.0f%%", a.Name, b.Name, time.Duration(wall*float64(time.Second)).Round(time.Second), 100*others/(wall*float64(runtime.NumCPU()))))
+		share := fmt.Sprintf("%.0f%%", 100*others/(wall*float64(runtime.NumCPU())))
+		if share == "0%" {
+			share = "<1%"
+		}
+		parts = append(parts, fmt.Sprintf("%s → %s (%s): %s", a.Name, b.Name, time.Duration(wall*float64(time.Second)).Round(time.Second), share))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -416,8 +420,8 @@ func (r *Report) Markdown() string {
 		fmt.Fprintf(&b, "Command: `%s`\n\n", r.Command)
 	}
 	c := r.cfg
-	fmt.Fprintf(&b, "Shape: %d interleaved runs of generation and cold start (after one warm-up each); %d rounds of %d tools/call per server over stdio, interleaved call by call with the direct request; %d rounds of %s of HTTP load (after %s warm-up) with %d clients. Cells are median (min–max) over runs or rounds.\n\n",
-		c.Runs, c.Rounds, c.Calls, c.Rounds, c.Duration, c.Warmup, c.Clients)
+	fmt.Fprintf(&b, "Shape: %d interleaved runs of generation and cold start (after one warm-up each); %d rounds of %d tools/call per server over stdio, interleaved in blocks of %d with the direct request (after %d warm-up calls each); %d rounds of %s of HTTP load (after %s warm-up) with %d clients. Cells are median (min–max) over runs or rounds.\n\n",
+		c.Runs, c.Rounds, c.Calls, callBlock, c.Calls/5, c.Rounds, c.Duration, c.Warmup, c.Clients)
 	if len(r.Machine) > 0 {
 		b.WriteString("| | |\n|---|---|\n")
 		for _, kv := range r.Machine {
