@@ -1,12 +1,13 @@
 package bench
 
 import (
-	"context"
+	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"sync/atomic"
+	"os"
+	"os/exec"
+	"strings"
 	"time"
 )
 
@@ -18,38 +19,85 @@ const backendMarker = "tailorbench-backend"
 // small JSON object, like a resource read by id.
 const backendBody = `{"id":"bench_1","object":"bench","name":"` + backendMarker + `","status":"available","created":1700000000}`
 
-// backend is the API behind the generated servers: a loopback HTTP server
-// that answers every request at once with backendBody.
-type backend struct {
-	srv  *http.Server
-	ln   net.Listener
-	URL  string
-	hits atomic.Int64
-}
+// backendMain is the API behind the generated servers: a loopback HTTP
+// server that answers every request at once with backendBody. It runs as a
+// process of its own, so that the servers' requests and the benchmark's
+// direct ones both cross a process boundary to reach it; it prints its URL,
+// and exits when its stdin closes.
+const backendMain = `package main
 
-func startBackend() (*backend, error) {
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+)
+
+func main() {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	b := &backend{ln: ln, URL: "http://" + ln.Addr().String()}
-	b.srv = &http.Server{
+	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			io.Copy(io.Discard, r.Body)
-			b.hits.Add(1)
 			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, backendBody)
+			io.WriteString(w, ` + "`" + backendBody + "`" + `)
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
-	go b.srv.Serve(ln)
-	return b, nil
+	go srv.Serve(ln)
+	fmt.Println("http://" + ln.Addr().String())
+	io.Copy(io.Discard, os.Stdin)
+}
+`
+
+// backend is the running backend process.
+type backend struct {
+	URL   string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+}
+
+// startBackend runs the backend program bin and reads its URL.
+func startBackend(bin string) (*backend, error) {
+	cmd := exec.Command(bin)
+	cmd.SysProcAttr = procAttr()
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		stdin.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("backend: %v", err)
+	}
+	return &backend{URL: strings.TrimSpace(line), cmd: cmd, stdin: stdin}, nil
 }
 
 func (b *backend) Close() {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	b.srv.Shutdown(ctx)
+	b.stdin.Close()
+	done := make(chan struct{})
+	go func() { b.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		b.cmd.Process.Kill()
+		<-done
+	}
 }
 
 // direct makes the HTTP request a tool call makes, straight to the backend,

@@ -129,13 +129,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	b.phase("start")
 
 	var err error
-	if b.backend, err = startBackend(); err != nil {
-		return nil, err
-	}
-	defer b.backend.Close()
 	if b.tailor, err = b.setupTailor(ctx); err != nil {
 		return nil, err
 	}
+	if b.backend, err = startBackend(b.tailor.backend); err != nil {
+		return nil, err
+	}
+	defer b.backend.Close()
 	if cfg.Alt {
 		if b.alt, err = b.setupAlt(ctx); err != nil {
 			return nil, err

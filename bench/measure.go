@@ -223,12 +223,18 @@ type callTarget struct {
 
 // measureCalls starts every target over stdio, checks one call of each
 // returns the backend's answer, warms up, then makes Rounds × Calls calls,
-// interleaved in blocks of callBlock (100 A, 100 B, 100 direct, 100 A …),
-// each a round trip from writing the request to reading the last byte of
-// the answer. Blocks rather than single calls: on a small machine one
-// server's background work (Node's GC and JIT, Go's GC) would otherwise
-// land on the next server's call and blur both tails. Returns the rounds
-// and each server's memory after the calls.
+// interleaved one by one (A B direct A B direct …), each a round trip from
+// writing the request to reading the last byte of the answer, each after
+// callGap of quiet. Returns the rounds and each server's memory after the
+// calls.
+//
+// Why so: an agent calls a tool after seconds of thinking, on a process
+// that has been idle, not in a hot loop. Back-to-back blocks of one
+// server's calls made its round trips, and above all the direct request
+// (a hot keep-alive loop: 30 µs instead of 110), unrealistically cheap;
+// calls one by one without the gap let one server's background work
+// (Node's GC and JIT, Go's GC) land on the next server's call, doubling
+// the p99 of both.
 func (b *runner) measureCalls(ctx context.Context, s Spec, targets []callTarget) ([]callSeries, map[string][2]int64, error) {
 	type live struct {
 		callTarget
@@ -285,27 +291,24 @@ func (b *runner) measureCalls(ctx context.Context, s Spec, targets []callTarget)
 			n = b.cfg.Calls / 5 // warm-up
 		}
 		cs := callSeries{calls: map[string][]time.Duration{}}
-		for done := 0; done < n; done += callBlock {
+		for i := 0; i < n; i++ {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
 			}
-			m := min(callBlock, n-done)
 			for _, l := range lives {
-				for i := 0; i < m; i++ {
-					el, err := one(l)
-					if err != nil {
-						return nil, nil, err
-					}
-					cs.calls[l.label] = append(cs.calls[l.label], el)
-				}
-			}
-			for i := 0; i < m; i++ {
-				el, err := d.do()
+				time.Sleep(callGap)
+				el, err := one(l)
 				if err != nil {
 					return nil, nil, err
 				}
-				cs.calls[labelDirect] = append(cs.calls[labelDirect], el)
+				cs.calls[l.label] = append(cs.calls[l.label], el)
 			}
+			time.Sleep(callGap)
+			el, err := d.do()
+			if err != nil {
+				return nil, nil, err
+			}
+			cs.calls[labelDirect] = append(cs.calls[labelDirect], el)
 		}
 		if round >= 0 {
 			rounds = append(rounds, cs)
@@ -321,8 +324,8 @@ func (b *runner) measureCalls(ctx context.Context, s Spec, targets []callTarget)
 
 const labelDirect = "direct HTTP request"
 
-// callBlock is how many calls of one server are made in a row.
-const callBlock = 100
+// callGap is the quiet before each call.
+const callGap = time.Millisecond
 
 // httpTarget is how to run one server over streamable HTTP.
 type httpTarget struct {

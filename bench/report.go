@@ -420,8 +420,8 @@ func (r *Report) Markdown() string {
 		fmt.Fprintf(&b, "Command: `%s`\n\n", r.Command)
 	}
 	c := r.cfg
-	fmt.Fprintf(&b, "Shape: %d interleaved runs of generation and cold start (after one warm-up each); %d rounds of %d tools/call per server over stdio, interleaved in blocks of %d with the direct request (after %d warm-up calls each); %d rounds of %s of HTTP load (after %s warm-up) with %d clients. Cells are median (min–max) over runs or rounds.\n\n",
-		c.Runs, c.Rounds, c.Calls, callBlock, c.Calls/5, c.Rounds, c.Duration, c.Warmup, c.Clients)
+	fmt.Fprintf(&b, "Shape: %d interleaved runs of generation and cold start (after one warm-up each); %d rounds of %d tools/call per server over stdio, interleaved one by one with the direct request, each after %s of quiet (after %d warm-up calls each); %d rounds of %s of HTTP load (after %s warm-up) with %d clients. Cells are median (min–max) over runs or rounds.\n\n",
+		c.Runs, c.Rounds, c.Calls, callGap, c.Calls/5, c.Rounds, c.Duration, c.Warmup, c.Clients)
 	if len(r.Machine) > 0 {
 		b.WriteString("| | |\n|---|---|\n")
 		for _, kv := range r.Machine {

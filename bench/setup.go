@@ -47,6 +47,7 @@ type tailorSide struct {
 	servers map[string]string // spec name → server binary
 	floor   string            // go-sdk server with no tools
 	rusage  string            // runs a command and reports its rusage (see rusageMain)
+	backend string            // the loopback API (see backendMain)
 	// buildTime is the one go build of every server and the floor.
 	buildTime time.Duration
 	goSDK     string // go-sdk version the servers link
@@ -161,13 +162,15 @@ func (b *runner) setupTailor(ctx context.Context) (*tailorSide, error) {
 	if err := os.WriteFile(filepath.Join(t.mod, "floor", "main.go"), []byte(floorMain), 0o644); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(t.mod, "rusage"), 0o755); err != nil {
-		return nil, err
+	for dir, src := range map[string]string{"rusage": rusageMain, "backend": backendMain} {
+		if err := os.MkdirAll(filepath.Join(t.mod, dir), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(t.mod, dir, "main.go"), []byte(src), 0o644); err != nil {
+			return nil, err
+		}
 	}
-	if err := os.WriteFile(filepath.Join(t.mod, "rusage", "main.go"), []byte(rusageMain), 0o644); err != nil {
-		return nil, err
-	}
-	pkgs := []string{"./floor", "./rusage"}
+	pkgs := []string{"./floor", "./rusage", "./backend"}
 	for _, s := range b.specs {
 		b.logf("tailor: generating %s", s.Name)
 		if _, err := run(ctx, t.mod, nil, tailorGenArgs(t.cli, s, filepath.Join(t.mod, s.Name), false)...); err != nil {
@@ -178,6 +181,7 @@ func (b *runner) setupTailor(ctx context.Context) (*tailorSide, error) {
 	}
 	t.floor = filepath.Join(bin, "floor")
 	t.rusage = filepath.Join(bin, "rusage")
+	t.backend = filepath.Join(bin, "backend")
 	b.logf("tailor: building %d servers and the go-sdk floor", len(b.specs))
 	start := time.Now()
 	if _, err := run(ctx, t.mod, goEnv, append([]string{"go", "build", "-o", bin + string(filepath.Separator)}, pkgs...)...); err != nil {
