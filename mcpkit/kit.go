@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -101,19 +100,16 @@ type Config struct {
 // Kit is the shared run-time state of one server: configuration,
 // credentials and the HTTP client.
 type Kit struct {
-	api     API
-	cfg     Config
-	base    *url.URL
-	client  *http.Client
-	log     *slog.Logger
-	sdkLog  *slog.Logger
-	creds   map[string]credential
-	secrets []string
-	// registered is set once the generated tools are registered; see
-	// schemaJSON.
-	registered atomic.Bool
-	quotes     QuoteStore
-	auditOut   *auditWriter
+	api      API
+	cfg      Config
+	base     *url.URL
+	client   *http.Client
+	log      *slog.Logger
+	sdkLog   *slog.Logger
+	creds    map[string]credential
+	secrets  []string
+	quotes   QuoteStore
+	auditOut *auditWriter
 }
 
 func (k *Kit) now() time.Time { return k.cfg.Now() }

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,7 +36,6 @@ func NewServer(api API, cfg Config, register Register) (*mcp.Server, *Kit, error
 	s := mcp.NewServer(&mcp.Implementation{Name: api.Name, Title: api.Title, Version: version},
 		&mcp.ServerOptions{Instructions: api.Instructions, Logger: k.sdkLog})
 	register(s, k)
-	k.registered.Store(true)
 	return s, k, nil
 }
 
@@ -52,6 +52,8 @@ func Run(api API, register Register, args []string, stdin io.Reader, stdout, std
 }
 
 func run(api API, register Register, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	beginStartup()
+	defer endStartup()
 	env := func(name string) string { return os.Getenv(api.EnvPrefix + "_" + name) }
 	fs := flag.NewFlagSet(api.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -117,13 +119,17 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	defer stop()
 
 	if *httpAddr == "" {
-		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+		var listed atomic.Bool
+		server.AddReceivingMiddleware(noteListed(&listed))
+		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: listWatch{w: stdout, listed: &listed}}
 		if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			k.log.Error("server stopped", "error", err.Error())
 			return 1
 		}
 		return 0
 	}
+	// Over HTTP, sessions come and go: start-up ends with registration.
+	endStartup()
 	ln, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", api.Name, err)
@@ -154,10 +160,6 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		return 0
 	}
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 func orNone(s string) string {
 	if s == "" {

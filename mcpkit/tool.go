@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -58,13 +58,13 @@ type Tool struct {
 type Handler func(c *Call) *mcp.CallToolResult
 
 // definition is the tool as the protocol lists it.
-func (t *Tool) definition(registered *atomic.Bool) *mcp.Tool {
+func (t *Tool) definition() *mcp.Tool {
 	open := t.OpenWorld
 	def := &mcp.Tool{
 		Name:        t.Name,
 		Title:       t.Title,
 		Description: t.Description,
-		InputSchema: schemaJSON{raw: t.InputSchema, registered: registered},
+		InputSchema: rawSchema(t.InputSchema),
 		Annotations: &mcp.ToolAnnotations{
 			Title:          t.Title,
 			ReadOnlyHint:   t.ReadOnly,
@@ -77,7 +77,7 @@ func (t *Tool) definition(registered *atomic.Bool) *mcp.Tool {
 		def.Annotations.DestructiveHint = &d
 	}
 	if t.OutputSchema != "" {
-		def.OutputSchema = schemaJSON{raw: t.OutputSchema, registered: registered}
+		def.OutputSchema = rawSchema(t.OutputSchema)
 	}
 	return def
 }
@@ -91,29 +91,34 @@ func (t *Tool) compiled() (*validator, error) {
 	return t.validator, t.schemaErr
 }
 
-// schemaJSON is a generated schema, kept as the JSON text it was generated
-// as. go-sdk's Server.AddTool checks that a schema's root is an object by
-// encoding it and parsing it back whole; for a server with hundreds of tools
-// that parse was most of its start-up time (kubernetes: ~370 ms of ~380 ms).
-// Until registration is over, a schemaJSON therefore encodes as its root
-// alone, {"type":"object"} (which every generated schema's root is: the
-// generator guarantees it and the e2e tests list the full schemas);
-// afterwards, and so in every tools/list, as the full document.
-type schemaJSON struct {
-	raw        string
-	registered *atomic.Bool
-}
+// rawSchema is a generated schema, kept as the JSON text it was generated
+// as and listed verbatim.
+type rawSchema string
 
-func (s schemaJSON) MarshalJSON() ([]byte, error) {
-	if !s.registered.Load() {
-		return []byte(`{"type":"object"}`), nil
-	}
-	return []byte(s.raw), nil
-}
+func (s rawSchema) MarshalJSON() ([]byte, error) { return []byte(s), nil }
+
+// objectRoot stands in for every tool's schemas while go-sdk registers the
+// tool. Server.AddTool checks that an input schema's root is an object: a
+// *jsonschema.Schema by a field, any other value by encoding it and parsing
+// it back whole, which for a server with hundreds of tools was most of its
+// start-up (kubernetes: ~370 ms of ~380 ms when the full schemas were
+// parsed; still ~10 ms for {"type":"object"} per tool). Every generated
+// schema's root is an object (the generator guarantees it; the e2e tests
+// list the full schemas), so AddTool below registers with objectRoot and
+// puts the generated text back on the same *mcp.Tool, which go-sdk keeps
+// and lists as it is. Registration happens before the server serves.
+var objectRoot = &jsonschema.Schema{Type: "object"}
 
 // AddTool registers t on s; calls run h with validated arguments.
 func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
-	s.AddTool(t.definition(&k.registered), func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	def := t.definition()
+	input, output := def.InputSchema, def.OutputSchema
+	def.InputSchema = objectRoot
+	if output != nil {
+		def.OutputSchema = objectRoot
+	}
+	defer func() { def.InputSchema, def.OutputSchema = input, output }()
+	s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		defer func() {
 			if r := recover(); r != nil {
 				k.log.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))

@@ -1,0 +1,97 @@
+package mcpkit
+
+import (
+	"context"
+	"io"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A server's start-up is a burst of allocation that is nearly all garbage:
+// registering the tools, then encoding the first tools/list, which go-sdk
+// does twice into buffers that grow by doubling (kubernetes: 10.6 MB of
+// JSON, ~100 MB allocated). With the default GOGC the collector runs
+// several times during that burst, marking a heap that is about to die, and
+// took a quarter of the CPU of a cold start. So while the process starts,
+// the collector waits (bounded by startLimit), and once the first tools/list
+// answer is written, or after startWindow, it is switched back on and the
+// burst's memory is returned to the OS at once instead of minutes later.
+// Measured on kubernetes: cold start to tools/list answered 255 → ~170 ms,
+// idle resident memory after it ~68 → ~55 MiB (BENCHMARKS.md).
+//
+// A user's GOGC or GOMEMLIMIT is left alone. The gate is per process: the
+// first server of a process starts it, later ones (tests, tailor serve in
+// one binary) find it done.
+const (
+	startWindow = 5 * time.Second
+	startLimit  = 1 << 30 // the heap may reach 1 GiB before the collector runs anyway
+)
+
+// startGate is the start-up collector setting of this process.
+var startGate struct {
+	once    sync.Once
+	active  atomic.Bool
+	percent int
+	limit   int64
+}
+
+// beginStartup holds the collector back until endStartup (or startWindow).
+func beginStartup() {
+	startGate.once.Do(func() {
+		if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+			return
+		}
+		startGate.percent = debug.SetGCPercent(-1)
+		startGate.limit = debug.SetMemoryLimit(startLimit)
+		startGate.active.Store(true)
+		time.AfterFunc(startWindow, endStartup)
+	})
+}
+
+// endStartup restores the collector and hands the start-up garbage back to
+// the OS. Only the first call does anything.
+func endStartup() {
+	if !startGate.active.CompareAndSwap(true, false) {
+		return
+	}
+	debug.SetGCPercent(startGate.percent)
+	debug.SetMemoryLimit(startGate.limit)
+	debug.FreeOSMemory()
+}
+
+// listWatch ends the start-up once the answer to the first tools/list has
+// been written: listed is set by a middleware when tools/list was handled,
+// and the next write on the stdio stream is its answer (stdio answers in
+// order).
+type listWatch struct {
+	w      io.Writer
+	listed *atomic.Bool
+}
+
+func (lw listWatch) Write(p []byte) (int, error) {
+	n, err := lw.w.Write(p)
+	if lw.listed.Load() && startGate.active.Load() {
+		go endStartup()
+	}
+	return n, err
+}
+
+func (listWatch) Close() error { return nil }
+
+// noteListed sets listed once a tools/list request has been answered.
+func noteListed(listed *atomic.Bool) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method == "tools/list" {
+				listed.Store(true)
+			}
+			return res, err
+		}
+	}
+}
