@@ -34,7 +34,7 @@ type File struct {
 	Content []byte
 }
 
-var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"quote": goString}).ParseFS(templates.FS, "*.go.tmpl"))
+var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"quote": goString, "schema": goString}).ParseFS(templates.FS, "*.go.tmpl"))
 
 // Render produces the files of api, in a fixed order.
 func Render(api *ir.API, opts Options) ([]File, error) {
@@ -58,15 +58,21 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 	}
 	var files []File
 	for _, o := range outputs {
+		var lits literals
+		t, err := tmpl.Clone()
+		if err != nil {
+			return nil, err
+		}
+		t.Funcs(template.FuncMap{"schema": lits.hold})
 		var buf bytes.Buffer
-		if err := tmpl.ExecuteTemplate(&buf, o.tmpl, v); err != nil {
+		if err := t.ExecuteTemplate(&buf, o.tmpl, v); err != nil {
 			return nil, fmt.Errorf("rendering %s: %w", o.path, err)
 		}
 		src, err := format.Source(buf.Bytes())
 		if err != nil {
-			return nil, fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", o.path, err, excerpt(buf.Bytes(), err))
+			return nil, fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", o.path, err, excerpt(lits.restore(buf.Bytes()), err))
 		}
-		files = append(files, File{Path: o.path, Content: src})
+		files = append(files, File{Path: o.path, Content: lits.restore(src)})
 	}
 	return files, nil
 }
