@@ -16,7 +16,6 @@ import (
 	"github.com/tailormcp/tailor/generator/ir"
 	"github.com/tailormcp/tailor/generator/load"
 	"github.com/tailormcp/tailor/generator/model"
-	"github.com/tailormcp/tailor/generator/render"
 )
 
 // gitHistory is how many commits of the spec check searches for the
@@ -57,24 +56,8 @@ Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
   tailor check --spec openapi.yaml --overlay tools.yaml --out ./mcpserver --against origin/main:openapi.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required("check", [2]string{"--spec", o.SpecPath}, [2]string{"--out", o.OutDir}); err != nil {
+			if err := checkGenerateFlags("check", &o, omitVersion); err != nil {
 				return err
-			}
-			if o.Package == "" {
-				dir, err := filepath.Abs(o.OutDir)
-				if err != nil {
-					dir = o.OutDir
-				}
-				o.Package = filepath.Base(dir)
-				if !render.ValidPackage(o.Package) {
-					return &exitError{code: ExitUsage, err: fmt.Errorf("tailor check: the package name would be %q, the last element of --out, which is not a Go identifier: pass --package NAME", o.Package)}
-				}
-			}
-			if !render.ValidPackage(o.Package) {
-				return &exitError{code: ExitUsage, err: fmt.Errorf("tailor check: --package %q is not a valid Go package name", o.Package)}
-			}
-			if !omitVersion {
-				o.ToolVersion = Version()
 			}
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 
@@ -109,18 +92,7 @@ Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.SpecPath, "spec", "", "OpenAPI description to read (YAML or JSON)")
-	f.StringVar(&o.OverlayPath, "overlay", "", "tailor overlay (YAML) that curates the tool set")
-	f.BoolVar(&o.Strict, "strict", false, "treat overlay actions that match nothing as errors")
-	f.StringVar(&o.OutDir, "out", "", "directory holding the committed generated package")
-	f.StringVar(&o.Package, "package", "", "Go package name (default: the last element of --out)")
-	f.BoolVar(&o.Main, "main", false, "the output includes the runnable main.go (as with generate --main)")
-	f.StringVar(&o.ImportPath, "import-path", "", "import path of the generated package, for --main (default: from the enclosing go.mod)")
-	f.StringVar(&o.Name, "name", "", "server name reported to clients (default: the package name)")
-	f.StringVar(&o.EnvPrefix, "env-prefix", "", "prefix of the environment variables the server reads")
-	f.BoolVar(&o.AllowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs")
-	f.BoolVar(&o.SkipValidation, "no-validate", false, "skip strict spec validation")
-	f.BoolVar(&omitVersion, "omit-version", false, "the header leaves tailor's version out (as with generate --omit-version)")
+	addGenerateFlags(f, &o, &omitVersion, "directory holding the committed generated package (pass generate's flags)")
 	f.StringVar(&against, "against", "", "the spec to report breaking changes against: a file or git REV:PATH (default: the version the header's hash names, from git history)")
 	f.BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 when the operations the tools call have breaking changes")
 	return cmd
