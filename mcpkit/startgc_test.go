@@ -29,7 +29,9 @@ func TestStartupCollectorGate(t *testing.T) {
 		k.AddTool(s, &Tool{Name: "noop", InputSchema: `{"type":"object","properties":{"x":{"type":"string","description":"anything"}}}`, OutputSchema: `{"type":"object"}`}, func(c *Call) *mcp.CallToolResult { return &mcp.CallToolResult{} })
 	}
 	done := make(chan int, 1)
-	go func() { done <- Run(api, register, []string{"--base-url", "http://127.0.0.1:1"}, inR, outW, io.Discard) }()
+	go func() {
+		done <- Run(api, register, []string{"--base-url", "http://127.0.0.1:1"}, inR, outW, io.Discard)
+	}()
 
 	out := bufio.NewReader(outR)
 	send := func(line string) {
