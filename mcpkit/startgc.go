@@ -22,7 +22,7 @@ import (
 // answer is written, or after startWindow, it is switched back on and the
 // burst's memory is returned to the OS at once instead of minutes later.
 // Measured on kubernetes: cold start to tools/list answered 255 → ~170 ms,
-// idle resident memory after it ~68 → ~55 MiB (BENCHMARKS.md).
+// idle resident memory after it 68 → 43 MiB (BENCHMARKS.md).
 //
 // A user's GOGC or GOMEMLIMIT is left alone. The gate is per process: the
 // first server of a process starts it, later ones (tests, tailor serve in
