@@ -108,7 +108,7 @@ func (p persistent) TempDir() string {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testkit.RunWithPrivateCache(m)
 	for _, d := range tempDirs {
 		os.RemoveAll(d)
 	}
