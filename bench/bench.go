@@ -182,13 +182,14 @@ func (b *runner) runSpec(ctx context.Context, s Spec, tokens string) error {
 
 	// Generation.
 	b.logf("%s: generation, %d interleaved runs", s.Name, b.cfg.Runs)
-	gens := []generator{
-		{labelTailor, func(out string) []string { return tailorGenArgs(b.tailor.cli, s, out, false) }},
-	}
+	tailorGen := func(out string) []string { return tailorGenArgs(b.tailor.cli, s, out, false) }
+	gens := []generator{{labelTailor, tailorGen, coldCache}}
 	if alt {
-		gens = append(gens, generator{labelAlt, func(out string) []string { return altGenArgs(b.alt, s, out, "stdio") }})
+		gens = append(gens, generator{labelAlt, func(out string) []string { return altGenArgs(b.alt, s, out, "stdio") }, noCache})
 	}
-	gens = append(gens, generator{labelTailorNoValidate, func(out string) []string { return tailorGenArgs(b.tailor.cli, s, out, true) }})
+	gens = append(gens,
+		generator{labelTailorWarm, tailorGen, warmCache},
+		generator{labelTailorNoValidate, func(out string) []string { return tailorGenArgs(b.tailor.cli, s, out, true) }, coldCache})
 	g, err := b.measureGeneration(ctx, s, gens)
 	if err != nil {
 		return err
@@ -351,6 +352,7 @@ func (b *runner) buildSummary() string {
 const (
 	labelTailor           = "tailor"
 	labelTailorNoValidate = "tailor --no-validate"
+	labelTailorWarm       = "tailor, warm validation cache"
 	labelAlt              = "openapi-mcp-generator"
 	labelGoFloor          = "go-sdk server, no tools"
 	labelNodeFloor        = "TypeScript SDK server, no tools"

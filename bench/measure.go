@@ -23,14 +23,16 @@ type genRun struct {
 }
 
 // timeCommand runs argv to completion (bounded by timeout) through the
-// rusage helper and returns what it measured.
-func (b *runner) timeCommand(ctx context.Context, argv []string, dir string, timeout time.Duration) (genRun, error) {
+// rusage helper, with env added to the environment, and returns what it
+// measured.
+func (b *runner) timeCommand(ctx context.Context, argv []string, dir string, env []string, timeout time.Duration) (genRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res := filepath.Join(b.work, "rusage.out")
 	os.Remove(res)
 	cmd := exec.CommandContext(ctx, b.tailor.rusage, append([]string{res}, argv...)...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = procAttr()
 	var out limitedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -95,23 +97,50 @@ func (l *limitedBuffer) String() string {
 type generator struct {
 	label string
 	argv  func(out string) []string
+	cache cacheUse
 }
+
+// cacheUse is what tailor's spec validation cache (TAILOR_CACHE) holds
+// when a generator runs.
+type cacheUse int
+
+const (
+	noCache   cacheUse = iota // not tailor: TAILOR_CACHE left as it is
+	coldCache                 // a new, empty directory each run, as on a fresh CI machine
+	warmCache                 // one directory per spec, filled by the warm-up run
+)
 
 // measureGeneration runs every generator on s, interleaved (A B A B …),
 // each time into a fresh directory, after one untimed warm-up run each
-// (which brings the spec and the generator into the page cache).
+// (which brings the spec and the generator into the page cache, and fills
+// the warm validation cache).
 func (b *runner) measureGeneration(ctx context.Context, s Spec, gens []generator) (map[string][]genRun, error) {
 	res := map[string][]genRun{}
 	dir := filepath.Join(b.work, "gen")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	warm := filepath.Join(dir, "cache-"+s.Name)
+	if err := os.RemoveAll(warm); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(warm)
 	for i := -1; i < b.cfg.Runs; i++ {
 		for _, g := range gens {
 			out := filepath.Join(dir, fmt.Sprintf("%s-%s-%d", sanitize(g.label), s.Name, i+1))
+			cold := out + "-cache"
 			os.RemoveAll(out)
-			r, err := b.timeCommand(ctx, g.argv(out), dir, 10*time.Minute)
+			os.RemoveAll(cold)
+			var env []string
+			switch g.cache {
+			case coldCache:
+				env = []string{"TAILOR_CACHE=" + cold}
+			case warmCache:
+				env = []string{"TAILOR_CACHE=" + warm}
+			}
+			r, err := b.timeCommand(ctx, g.argv(out), dir, env, 10*time.Minute)
 			os.RemoveAll(out)
+			os.RemoveAll(cold)
 			if err != nil {
 				return nil, fmt.Errorf("%s on %s: %w", g.label, s.Name, err)
 			}

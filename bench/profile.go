@@ -20,7 +20,8 @@ import (
 // text beside it.
 //
 //   - <spec>-generate: generator.Generate + Write, as the CLI does, n times
-//     (CPU and allocation profiles);
+//     with the validation cache off, so each validates (CPU and allocation
+//     profiles);
 //   - <spec>-start: mcpkit.NewServer (registration), the initialize
 //     handshake and tools/list over newline-delimited JSON on in-process
 //     pipes, as over stdio, n times; it also prints how long each phase took;
@@ -282,7 +283,9 @@ func (b *runner) profile(ctx context.Context, dir string) error {
 				out, err = b.profileHTTP(ctx, s, bin, base+".cpu.pprof")
 			} else {
 				jctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
-				out, err = run(jctx, b.work, tailorEnv(s, b.backend.URL), args...)
+				// The validation cache off: every generation validates.
+				env := append(tailorEnv(s, b.backend.URL), "TAILOR_CACHE=off")
+				out, err = run(jctx, b.work, env, args...)
 				cancel()
 			}
 			if err != nil {
