@@ -87,7 +87,7 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 	loader.IsExternalRefsAllowed = true
 	loader.IncludeOrigin = true
 	reads := &readLog{}
-	loader.ReadFromURIFunc = reads.wrap(refReader(opts.AllowRemoteRefs))
+	loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(refReader(opts.AllowRemoteRefs)))
 
 	var doc *openapi3.T
 	switch kind {
@@ -185,6 +185,20 @@ func requireFormBodies(doc *openapi3.T) {
 				}
 			}
 		}
+	}
+}
+
+// rootFirst answers a read of the root spec with the bytes being loaded.
+// kin-openapi reads the root's file again to resolve some of its own
+// references; when an overlay's actions patched the spec, that file is not
+// the document being loaded, and a component the actions removed would be
+// found there.
+func rootFirst(root *url.URL, data []byte, next openapi3.ReadFromURIFunc) openapi3.ReadFromURIFunc {
+	return func(loader *openapi3.Loader, location *url.URL) ([]byte, error) {
+		if (location.Scheme == "" || location.Scheme == "file") && location.Host == "" && filepath.Clean(filepath.FromSlash(location.Path)) == filepath.Clean(filepath.FromSlash(root.Path)) {
+			return data, nil
+		}
+		return next(loader, location)
 	}
 }
 
