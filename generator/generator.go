@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -122,12 +121,22 @@ func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 			return nil, nil, err
 		}
 	}
-	spec, ws, err := loadSpec(opts, ov)
+	spec, patched, ws, err := loadSpec(opts, ov)
 	if err != nil {
 		return nil, nil, err
 	}
+	// Positions in a spec the overlay's actions patched are positions in
+	// the patched text: point them back into the user's files.
+	fix := func(ds []diag.Diagnostic) []diag.Diagnostic {
+		if patched != nil {
+			for i := range ds {
+				ds[i].Pos = patched.pos(ds[i].Pos, opts.SpecPath, opts.OverlayPath)
+			}
+		}
+		return ds
+	}
 	res.Warnings = append(res.Warnings, ws...)
-	res.Warnings = append(res.Warnings, spec.Warnings...)
+	res.Warnings = append(res.Warnings, fix(spec.Warnings)...)
 
 	// The server's name (and so its environment prefix): --name, else the
 	// overlay's server.name, else the package.
@@ -139,8 +148,10 @@ func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 		name = opts.Package
 	}
 	api, modelWarnings := model.Build(spec, model.Options{Name: name, EnvPrefix: opts.EnvPrefix})
+	fix(modelWarnings)
 
 	api, ws = curate.Apply(api, ov)
+	fix(ws)
 	curated := &diag.List{}
 	curated.Add(parseErrs...)
 	curated.Add(ws...)
@@ -173,17 +184,7 @@ func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 		}
 	}
 
-	pending := spec.ValidationWarnings
-	if ov != nil && len(ov.Actions) > 0 {
-		pending = func() []diag.Diagnostic {
-			ws := spec.ValidationWarnings()
-			for i := range ws {
-				// Lines of the patched document are not lines of the user's file.
-				ws[i].Pos = diag.Pos{File: opts.SpecPath}
-			}
-			return ws
-		}
-	}
+	pending := func() []diag.Diagnostic { return fix(spec.ValidationWarnings()) }
 	return res, pending, nil
 }
 
@@ -223,56 +224,61 @@ func keptPrefix(kept map[string]bool, ptr string) bool {
 }
 
 // loadSpec loads the spec, first applying the overlay's OpenAPI Overlay
-// actions when it has any.
-func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, []diag.Diagnostic, error) {
+// actions when it has any; then it also returns the patched spec, which maps
+// positions back to the user's files.
+func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, *patchedSpec, []diag.Diagnostic, error) {
 	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, SkipValidation: opts.SkipValidation, ValidateInBackground: true}
 	if ov == nil || len(ov.Actions) == 0 {
 		spec, err := load.Load(opts.SpecPath, lo)
-		return spec, nil, err
+		return spec, nil, nil, err
 	}
 	data, err := os.ReadFile(opts.SpecPath)
 	if err != nil {
-		return nil, nil, diag.At(diag.Pos{File: opts.SpecPath}, "cannot read spec: %v", unwrapPathError(err))
+		return nil, nil, nil, diag.At(diag.Pos{File: opts.SpecPath}, "cannot read spec: %v", unwrapPathError(err))
 	}
-	var doc any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	// Decoded twice: the actions change one copy, positions are looked up
+	// in the other.
+	var root yaml.Node
+	var doc, original any
+	err = yaml.Unmarshal(data, &root)
+	if err == nil {
+		err = root.Decode(&doc)
+	}
+	if err == nil {
+		err = root.Decode(&original)
+	}
+	if err != nil || root.Kind != yaml.DocumentNode {
 		// Let the loader report the syntax error with its position.
 		spec, lerr := load.LoadData(opts.SpecPath, data, lo)
 		if lerr != nil {
-			return nil, nil, lerr
+			return nil, nil, nil, lerr
 		}
-		return spec, nil, nil
+		return spec, nil, nil, nil
 	}
-	doc, ds := overlays.ApplyActions(overlays.JSONable(doc), ov.Actions, opts.Strict)
+	patchedDoc, ds := overlays.ApplyActions(overlays.JSONable(doc), ov.Actions, opts.Strict)
 	l := &diag.List{}
 	l.Add(ds...)
 	if err := l.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	patched, err := json.Marshal(doc)
+	patched, err := newPatchedSpec(&root, overlays.JSONable(original), patchedDoc)
 	if err != nil {
-		return nil, nil, diag.At(diag.Pos{File: opts.OverlayPath}, "the spec cannot be re-encoded after the overlay's actions: %v", err)
+		return nil, nil, nil, diag.At(diag.Pos{File: opts.OverlayPath}, "the spec cannot be re-encoded after the overlay's actions: %v", err)
 	}
-	spec, err := load.LoadData(opts.SpecPath, patched, lo)
+	spec, err := load.LoadData(opts.SpecPath, patched.text, lo)
 	if err != nil {
-		// Positions would point into the patched document, not the user's
-		// file: name the cause without them.
 		var de *diag.Errors
 		if errors.As(err, &de) {
 			for i := range de.List {
-				de.List[i].Pos = diag.Pos{File: opts.SpecPath}
+				de.List[i].Pos = patched.pos(de.List[i].Pos, opts.SpecPath, opts.OverlayPath)
 				de.List[i].Message = "after the overlay's actions (" + opts.OverlayPath + "): " + de.List[i].Message
 			}
 		}
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sum := sha256.Sum256(data)
 	spec.SHA256 = hex.EncodeToString(sum[:])
-	for i := range spec.Warnings {
-		// Lines of the patched document are not lines of the user's file.
-		spec.Warnings[i].Pos = diag.Pos{File: opts.SpecPath}
-	}
-	return spec, l.Warnings(), nil
+	return spec, patched, l.Warnings(), nil
 }
 
 func unwrapPathError(err error) error {
