@@ -35,8 +35,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -165,6 +167,9 @@ func (c *validationCache) load() ([]diag.Diagnostic, bool) {
 	if err := json.Unmarshal(data, &e); err != nil || e.Key != c.key {
 		return nil, false
 	}
+	// Used now: trim keeps it.
+	now := time.Now()
+	os.Chtimes(c.file, now, now)
 	if len(e.Warnings) == 0 {
 		return nil, true
 	}
@@ -212,5 +217,44 @@ func (c *validationCache) store(ws []diag.Diagnostic) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
+		return
+	}
+	trim(dir, time.Now())
+}
+
+// Entries not used for entryMaxAge are deleted, at most once per
+// trimInterval (a marker file's time says when it last happened), so that
+// a cache that sees a new spec version every day does not grow forever.
+// A hit refreshes its entry's time. Temporary files of a writer that died
+// are removed after an hour.
+const (
+	entryMaxAge  = 30 * 24 * time.Hour
+	trimInterval = 24 * time.Hour
+)
+
+func trim(dir string, now time.Time) {
+	marker := filepath.Join(dir, "trimmed")
+	if st, err := os.Stat(marker); err == nil && now.Sub(st.ModTime()) < trimInterval {
+		return
+	}
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		maxAge := entryMaxAge
+		switch {
+		case strings.HasPrefix(name, ".tmp-"):
+			maxAge = time.Hour
+		case !strings.HasSuffix(name, ".json"):
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > maxAge {
+			os.Remove(filepath.Join(dir, name))
+		}
 	}
 }
