@@ -108,60 +108,46 @@ func handler(t *ir.Tool) mcpkit.Handler {
 	return func(c *mcpkit.Call) *mcp.CallToolResult { return c.Do(build(c, nil, call)) }
 }
 
-// build makes the request of one call: what a generated handler's body
-// does, statement by statement.
+// build makes the request of one call: ir.RequestSteps performed, as a
+// generated handler's statements perform them.
 func build(c *mcpkit.Call, s *mcpkit.Scope, call *ir.Call) *mcpkit.Request {
 	r := c.Request(call.Method, call.Path)
-	for _, p := range call.Params {
-		v, ok := value(c, s, p.Arg, p.Source)
-		if !ok {
-			continue
-		}
-		st := mcpkit.Style{Name: p.Style, Explode: p.Explode, JSON: p.JSONContent}
-		switch p.In {
-		case ir.InPath:
-			r.Path(p.Name, v, st)
-		case ir.InQuery:
-			r.Query(p.Name, v, st)
-		case ir.InHeader:
-			r.Header(p.Name, v, st)
-		case ir.InCookie:
-			r.Cookie(p.Name, v, st)
-		}
-	}
-	if b := call.Body; b != nil {
-		r.Body(bodyKind(b.Encoding), b.ContentType, b.Required)
-		if v, ok := value(c, s, b.Arg, b.Source); ok {
+	for _, st := range call.RequestSteps() {
+		v := value(c, s, st.Value)
+		style := mcpkit.Style{Name: st.Style, Explode: st.Explode, JSON: st.JSON}
+		switch st.Kind {
+		case ir.PathStep:
+			r.Path(st.Name, v, style)
+		case ir.QueryStep:
+			r.Query(st.Name, v, style)
+		case ir.HeaderStep:
+			r.Header(st.Name, v, style)
+		case ir.CookieStep:
+			r.Cookie(st.Name, v, style)
+		case ir.BodyStep:
+			r.Body(bodyKind(st.Encoding), st.ContentType, st.Required)
+		case ir.WholeBodyStep:
 			r.WholeBody(v)
-		}
-		for _, f := range b.Fields {
-			v, ok := value(c, s, f.Arg, f.Source)
-			if !ok {
-				continue
-			}
-			if b.Encoding == ir.FormBody {
-				r.FormField(f.Name, v, mcpkit.Style{Name: f.Style, Explode: f.Explode})
-			} else {
-				r.Field(f.Name, v)
-			}
+		case ir.FormFieldStep:
+			r.FormField(st.Name, v, mcpkit.Style{Name: st.Style, Explode: st.Explode})
+		case ir.FieldStep:
+			r.Field(st.Name, v)
 		}
 	}
 	return r
 }
 
-// value reads a request value from where the IR says it comes from.
-func value(c *mcpkit.Call, s *mcpkit.Scope, arg string, src ir.ValueSource) (mcpkit.Value, bool) {
-	switch {
-	case src.Fixed != nil:
-		return mcpkit.Fixed(string(src.Fixed)), true
-	case src.Context != "":
-		return c.Context(src.Context), true
-	case src.Template != "":
-		return s.Value(src.Template), true
-	case arg != "":
-		return c.Arg(arg), true
+// value reads a step's value.
+func value(c *mcpkit.Call, s *mcpkit.Scope, v ir.StepValue) mcpkit.Value {
+	switch v.Kind {
+	case ir.FromFixed:
+		return mcpkit.Fixed(v.Text)
+	case ir.FromContext:
+		return c.Context(v.Text)
+	case ir.FromTemplate:
+		return s.Value(v.Text)
 	}
-	return mcpkit.Value{}, false
+	return c.Arg(v.Text)
 }
 
 func bodyKind(e ir.BodyEncoding) string {

@@ -133,52 +133,41 @@ func newView(api *ir.API, opts Options) *view {
 	return v
 }
 
-// steps are the handler's statements, one per parameter or body value.
+// steps are the handler's statements: ir.RequestSteps printed as Go.
 func steps(c *ir.Call) []string {
 	var out []string
-	for _, p := range c.Params {
-		v, ok := valueExpr(p.Arg, p.Source)
-		if !ok {
-			continue
+	for _, st := range c.RequestSteps() {
+		v := valueExpr(st.Value)
+		var stmt string
+		switch st.Kind {
+		case ir.PathStep, ir.QueryStep, ir.HeaderStep, ir.CookieStep:
+			method := map[ir.StepKind]string{ir.PathStep: "Path", ir.QueryStep: "Query", ir.HeaderStep: "Header", ir.CookieStep: "Cookie"}[st.Kind]
+			stmt = fmt.Sprintf("r.%s(%s, %s, %s)", method, goString(st.Name), v, styleExpr(st.Style, st.Explode, st.JSON))
+		case ir.BodyStep:
+			stmt = fmt.Sprintf("r.Body(mcpkit.%s, %s, %t)", bodyKind(st.Encoding), goString(st.ContentType), st.Required)
+		case ir.WholeBodyStep:
+			stmt = fmt.Sprintf("r.WholeBody(%s)", v)
+		case ir.FormFieldStep:
+			stmt = fmt.Sprintf("r.FormField(%s, %s, %s)", goString(st.Name), v, styleExpr(st.Style, st.Explode, false))
+		case ir.FieldStep:
+			stmt = fmt.Sprintf("r.Field(%s, %s)", goString(st.Name), v)
 		}
-		method := map[ir.Location]string{ir.InPath: "Path", ir.InQuery: "Query", ir.InHeader: "Header", ir.InCookie: "Cookie"}[p.In]
-		out = append(out, fmt.Sprintf("r.%s(%s, %s, %s)", method, goString(p.Name), v, styleExpr(p.Style, p.Explode, p.JSONContent)))
-	}
-	if b := c.Body; b != nil {
-		out = append(out, fmt.Sprintf("r.Body(mcpkit.%s, %s, %t)", bodyKind(b.Encoding), goString(b.ContentType), b.Required))
-		if v, ok := valueExpr(b.Arg, b.Source); ok {
-			out = append(out, fmt.Sprintf("r.WholeBody(%s)", v))
-		}
-		for _, f := range b.Fields {
-			v, ok := valueExpr(f.Arg, f.Source)
-			if !ok {
-				continue
-			}
-			if b.Encoding == ir.FormBody {
-				out = append(out, fmt.Sprintf("r.FormField(%s, %s, %s)", goString(f.Name), v, styleExpr(f.Style, f.Explode, false)))
-				continue
-			}
-			out = append(out, fmt.Sprintf("r.Field(%s, %s)", goString(f.Name), v))
-		}
+		out = append(out, stmt)
 	}
 	return out
 }
 
-// valueExpr is where a request value comes from: the model's argument, a
-// fixed value or a context value; ok is false for a parameter the overlay
-// dropped.
-func valueExpr(arg string, src ir.ValueSource) (string, bool) {
-	switch {
-	case src.Fixed != nil:
-		return fmt.Sprintf("mcpkit.Fixed(%s)", goString(string(src.Fixed))), true
-	case src.Context != "":
-		return fmt.Sprintf("c.Context(%s)", goString(src.Context)), true
-	case src.Template != "":
-		return fmt.Sprintf("s.Value(%s)", goString(src.Template)), true
-	case arg != "":
-		return fmt.Sprintf("c.Arg(%s)", goString(arg)), true
+// valueExpr is the expression that reads a step's value.
+func valueExpr(v ir.StepValue) string {
+	switch v.Kind {
+	case ir.FromFixed:
+		return fmt.Sprintf("mcpkit.Fixed(%s)", goString(v.Text))
+	case ir.FromContext:
+		return fmt.Sprintf("c.Context(%s)", goString(v.Text))
+	case ir.FromTemplate:
+		return fmt.Sprintf("s.Value(%s)", goString(v.Text))
 	}
-	return "", false
+	return fmt.Sprintf("c.Arg(%s)", goString(v.Text))
 }
 
 func bodyKind(e ir.BodyEncoding) string {
