@@ -32,7 +32,7 @@ import (
 // collections are what the slowest calls wait behind. servingPercent
 // collects at 5× the live heap instead of 2×: the p99 of a tool call's
 // overhead went from 1.09–1.17 ms to 0.70–0.79 ms (A/B, interleaved), for
-// a heap of a few MiB more.
+// ~12 MiB more resident memory under load (20 → 32 MiB after 6,401 calls).
 //
 // The gate is per process: the first server of a process starts it, later
 // ones (tests, tailor serve in one binary) find it done.
