@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-openapi/jsonpointer"
 	"gopkg.in/yaml.v3"
 
 	"github.com/tailormcp/tailor/generator/diag"
@@ -64,8 +65,8 @@ func (p *patchedSpec) walk(v any, ptr string) {
 		}
 		slices.Sort(keys) // encoding/json's order
 		for _, k := range keys {
-			p.lines = append(p.lines, ptr+"/"+escapePointer(k))
-			p.walk(x[k], ptr+"/"+escapePointer(k))
+			p.lines = append(p.lines, ptr+"/"+jsonpointer.Escape(k))
+			p.walk(x[k], ptr+"/"+jsonpointer.Escape(k))
 		}
 		p.lines = append(p.lines, ptr)
 	case []any:
@@ -78,14 +79,6 @@ func (p *patchedSpec) walk(v any, ptr string) {
 		}
 		p.lines = append(p.lines, ptr)
 	}
-}
-
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-func unescapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
 }
 
 // pos maps a position in the patched text to the user's files: specFile's
@@ -126,7 +119,7 @@ func (p *patchedSpec) find(ptr string) (node *yaml.Node, added bool) {
 		return at, false
 	}
 	for _, seg := range strings.Split(ptr[1:], "/") {
-		seg = unescapePointer(seg)
+		seg = jsonpointer.Unescape(seg)
 		for n.Kind == yaml.AliasNode && n.Alias != nil {
 			n = n.Alias
 		}

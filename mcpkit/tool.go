@@ -117,7 +117,6 @@ func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
 	if output != nil {
 		def.OutputSchema = objectRoot
 	}
-	defer func() { def.InputSchema, def.OutputSchema = input, output }()
 	s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -133,4 +132,6 @@ func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		defer func() { k.writeAudit(c, res, start) }()
 		return h(c), nil
 	})
+	// go-sdk keeps def: it lists the generated schemas from now on.
+	def.InputSchema, def.OutputSchema = input, output
 }

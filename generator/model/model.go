@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-openapi/jsonpointer"
 
 	"github.com/tailormcp/tailor/generator/diag"
 	"github.com/tailormcp/tailor/generator/ir"
@@ -69,7 +70,7 @@ func Build(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	}
 
 	for _, op := range operations(doc) {
-		ptr := "#/paths/" + escapePointer(op.path) + "/" + strings.ToLower(op.method)
+		ptr := "#/paths/" + jsonpointer.Escape(op.path) + "/" + strings.ToLower(op.method)
 		pos := position(op.op.Origin, spec.Path)
 		b.conv.SetWarner(func(at *openapi3.Location, msg string) {
 			// A schema problem is reported where the schema says it (a

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-openapi/jsonpointer"
 
 	"github.com/tailormcp/tailor/generator/ir"
 )
@@ -28,7 +29,7 @@ func (b *builder) securitySchemes() []ir.SecurityScheme {
 		}
 		s := ref.Value
 		env := b.envPrefix + "_" + strings.ToUpper(SnakeCase(n))
-		ptr := "#/components/securitySchemes/" + escapePointer(n)
+		ptr := "#/components/securitySchemes/" + jsonpointer.Escape(n)
 		pos := position(s.Origin, b.path)
 		switch strings.ToLower(s.Type) {
 		case "http":
@@ -89,8 +90,4 @@ func (b *builder) requirements(op *openapi3.Operation, known map[string]bool) []
 		out = append(out, names)
 	}
 	return out
-}
-
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
