@@ -14,21 +14,21 @@ import (
 // choice by the model (args) from a wrong computation by the system (the
 // quote's values) and to find what was created.
 type auditRecord struct {
-	Time     string         `json:"time"`
-	Msg      string         `json:"msg"`
-	Tool     string         `json:"tool"`
-	Args     any            `json:"args"`
+	Time string `json:"time"`
+	Msg  string `json:"msg"`
+	Tool string `json:"tool"`
+	Args any    `json:"args"`
 	// ArgsBytes is the size of arguments that were refused undecoded.
-	ArgsBytes int `json:"args_bytes,omitempty"`
-	Identity map[string]any `json:"identity,omitempty"`
-	Quote    *auditQuote    `json:"quote,omitempty"`
-	Approval string         `json:"approval,omitempty"`
-	Steps    []auditStep    `json:"calls,omitempty"`
-	Created  []string       `json:"created,omitempty"`
-	Failed   string         `json:"failed_step,omitempty"`
-	Outcome  string         `json:"outcome"`
-	Message  string         `json:"message,omitempty"`
-	Millis   int64          `json:"ms"`
+	ArgsBytes int            `json:"args_bytes,omitempty"`
+	Identity  map[string]any `json:"identity,omitempty"`
+	Quote     *auditQuote    `json:"quote,omitempty"`
+	Approval  string         `json:"approval,omitempty"`
+	Steps     []auditStep    `json:"calls,omitempty"`
+	Created   []string       `json:"created,omitempty"`
+	Failed    string         `json:"failed_step,omitempty"`
+	Outcome   string         `json:"outcome"`
+	Message   string         `json:"message,omitempty"`
+	Millis    int64          `json:"ms"`
 }
 
 type auditQuote struct {

@@ -115,20 +115,20 @@ type Config struct {
 // Kit is the shared run-time state of one server: configuration,
 // credentials and the HTTP client.
 type Kit struct {
-	api      API
-	cfg      Config
-	base     *url.URL
-	client   *http.Client
-	log      *slog.Logger
-	sdkLog   *slog.Logger
-	creds    map[string]credential
-	quotes   QuoteStore
+	api    API
+	cfg    Config
+	base   *url.URL
+	client *http.Client
+	log    *slog.Logger
+	sdkLog *slog.Logger
+	creds  map[string]credential
+	quotes QuoteStore
 	// redactor removes the configured secrets; secretValues and basicPairs
 	// are what it was built from, for a call that adds its own.
 	redactor     *redactor
 	secretValues []string
 	basicPairs   []string
-	auditOut *auditWriter
+	auditOut     *auditWriter
 }
 
 func (k *Kit) now() time.Time { return k.cfg.Now() }
