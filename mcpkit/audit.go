@@ -14,21 +14,20 @@ import (
 // choice by the model (args) from a wrong computation by the system (the
 // quote's values) and to find what was created.
 type auditRecord struct {
-	Time string `json:"time"`
-	Msg  string `json:"msg"`
-	Tool string `json:"tool"`
-	Args any    `json:"args"`
-	// ArgsBytes is the size of arguments that were refused undecoded.
-	ArgsBytes int            `json:"args_bytes,omitempty"`
-	Identity  map[string]any `json:"identity,omitempty"`
-	Quote     *auditQuote    `json:"quote,omitempty"`
-	Approval  string         `json:"approval,omitempty"`
-	Steps     []auditStep    `json:"calls,omitempty"`
-	Created   []string       `json:"created,omitempty"`
-	Failed    string         `json:"failed_step,omitempty"`
-	Outcome   string         `json:"outcome"`
-	Message   string         `json:"message,omitempty"`
-	Millis    int64          `json:"ms"`
+	Time     string         `json:"time"`
+	Msg      string         `json:"msg"`
+	Tool     string         `json:"tool"`
+	Args     any            `json:"args"`
+	ArgsSize int            `json:"args_bytes,omitempty"` // of arguments refused undecoded
+	Identity map[string]any `json:"identity,omitempty"`
+	Quote    *auditQuote    `json:"quote,omitempty"`
+	Approval string         `json:"approval,omitempty"`
+	Steps    []auditStep    `json:"calls,omitempty"`
+	Created  []string       `json:"created,omitempty"`
+	Failed   string         `json:"failed_step,omitempty"`
+	Outcome  string         `json:"outcome"`
+	Message  string         `json:"message,omitempty"`
+	Millis   int64          `json:"ms"`
 }
 
 type auditQuote struct {
@@ -78,7 +77,7 @@ func (k *Kit) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	}
 	if c.args == nil {
 		// Refused before decoding (too large, too deep, not an object).
-		rec.Args, rec.ArgsBytes = truncate(c.argsPreview, auditString), c.rawArgs
+		rec.Args, rec.ArgsSize = truncate(c.argsPreview, auditString), c.rawArgs
 	}
 	if q := c.audit.Quote; q != nil {
 		rec.Quote = &auditQuote{ID: q.ID, Tool: q.Tool, Values: summarize(q.Body, 0), Expires: q.Expires.UTC().Format(time.RFC3339)}
