@@ -26,15 +26,15 @@ import (
 // available to overrides; say fills those a call site leaves out with "".
 // TestCatalog renders each default and checks it is domain-neutral.
 type Message struct {
-	ID     string
-	Text   string
-	Fields []Field
+	ID     string  `json:"id"`
+	Text   string  `json:"text"`
+	Fields []Field `json:"fields"`
 }
 
 // Field is a value a message template can read as .name.
 type Field struct {
-	Name string
-	Doc  string
+	Name string `json:"name"`
+	Doc  string `json:"doc"`
 }
 
 // M holds a message's fields.

@@ -185,6 +185,11 @@ func (tc *templateChecker) pipe(p *parse.PipeNode, dot sym) sym {
 	}
 	var last sym
 	for _, cmd := range p.Cmds {
+		if isTruthy(cmd) {
+			// mcpkit.ParseTemplate ends every if/with pipeline with
+			// `| truthy`, which passes the value on.
+			continue
+		}
 		last = sym{}
 		for i, arg := range cmd.Args {
 			v := tc.node(arg, dot)
@@ -194,6 +199,16 @@ func (tc *templateChecker) pipe(p *parse.PipeNode, dot sym) sym {
 		}
 	}
 	return last
+}
+
+// isTruthy reports whether cmd is the bare `truthy` that
+// mcpkit.ParseTemplate appends to conditions.
+func isTruthy(cmd *parse.CommandNode) bool {
+	if len(cmd.Args) != 1 {
+		return false
+	}
+	id, ok := cmd.Args[0].(*parse.IdentifierNode)
+	return ok && id.Ident == "truthy"
 }
 
 // element is what range yields over v.
