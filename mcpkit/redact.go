@@ -28,8 +28,16 @@ const minSecret = 4
 // not) of the secret alone or of a Basic credential "user:password". One
 // regular expression covers them all, so a form that mixes encodings (a
 // URL-encoded key inside a JSON string) is caught as well.
+//
+// Matching that expression everywhere would be slow (no literal to anchor
+// on), so the literal forms go through a strings.Replacer, and the
+// expression runs only near the characters every other form contains:
+// '%', '\\' and, for a secret with a space, '+'.
 type redactor struct {
-	re *regexp.Regexp // nil: nothing to redact
+	re       *regexp.Regexp // nil: nothing to redact
+	literals *strings.Replacer
+	escapes  string // characters that start an encoded form
+	window   int    // the longest encoded form, in bytes
 }
 
 // newRedactor builds a redactor for secrets; basic lists "user:password"
@@ -68,10 +76,19 @@ func newRedactor(secrets, basic []string) *redactor {
 		return list[i] < list[j]
 	})
 	alts := make([]string, len(list))
+	var pairs []string
+	r := &redactor{escapes: `%\`}
 	for i, f := range list {
 		alts[i] = encodedPattern(f)
+		pairs = append(pairs, f, redacted)
+		r.window = max(r.window, 12*utf8.RuneCountInString(f))
+		if strings.ContainsRune(f, ' ') {
+			r.escapes = `%\+`
+		}
 	}
-	return &redactor{re: regexp.MustCompile(strings.Join(alts, "|"))}
+	r.re = regexp.MustCompile(strings.Join(alts, "|"))
+	r.literals = strings.NewReplacer(pairs...)
+	return r
 }
 
 // encodedPattern matches s with each character in any of its encodings.
@@ -95,7 +112,7 @@ func encodedPattern(s string) string {
 		case '"', '\\', '/':
 			// JSON short escapes, also escaped again (a JSON string that
 			// holds JSON).
-			alts = append(alts, `(?:\\)+`+regexp.QuoteMeta(string(r)))
+			alts = append(alts, `(?:\\){1,3}`+regexp.QuoteMeta(string(r)))
 		case ' ':
 			alts = append(alts, `\+`)
 		}
@@ -126,7 +143,35 @@ func (r *redactor) String(s string) string {
 	if r == nil || r.re == nil || s == "" {
 		return s
 	}
-	return r.re.ReplaceAllLiteralString(s, redacted)
+	s = r.literals.Replace(s)
+	first := strings.IndexAny(s, r.escapes)
+	if first < 0 {
+		return s
+	}
+	// An encoded form holds an escape character and is at most window
+	// bytes long, so it lies within window bytes of each of its escapes:
+	// the expression runs on those spans only, merged where they meet.
+	var b strings.Builder
+	done := 0 // s[:done] is written
+	for i := first; i >= 0; {
+		lo, hi := max(done, i-r.window), min(len(s), i+r.window)
+		for {
+			next := strings.IndexAny(s[hi:], r.escapes)
+			if next < 0 || hi+next-r.window > hi {
+				break
+			}
+			hi = min(len(s), hi+next+r.window)
+		}
+		b.WriteString(s[done:lo])
+		b.WriteString(r.re.ReplaceAllLiteralString(s[lo:hi], redacted))
+		done = hi
+		i = -1
+		if next := strings.IndexAny(s[hi:], r.escapes); next >= 0 {
+			i = hi + next
+		}
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
 // Bytes redacts b.
@@ -134,7 +179,7 @@ func (r *redactor) Bytes(b []byte) []byte {
 	if r == nil || r.re == nil || len(b) == 0 {
 		return b
 	}
-	return r.re.ReplaceAllLiteral(b, []byte(redacted))
+	return []byte(r.String(string(b)))
 }
 
 // Value redacts the strings, object keys and numbers of a decoded JSON
@@ -154,7 +199,7 @@ func (r *redactor) value(v any) (any, bool) {
 		s := r.String(x)
 		return s, s != x
 	case json.Number:
-		if r.re.MatchString(string(x)) {
+		if r.String(string(x)) != string(x) {
 			return redacted, true
 		}
 	case map[string]any:
@@ -194,7 +239,7 @@ func (r *redactor) value(v any) (any, bool) {
 	default:
 		// Values that are not plain JSON (a struct a handler returned):
 		// their text is checked.
-		if v != nil && r.re.MatchString(fmt.Sprint(v)) {
+		if text := fmt.Sprint(v); v != nil && r.String(text) != text {
 			return redacted, true
 		}
 	}
