@@ -133,10 +133,15 @@ func number(v any) (*big.Rat, bool) {
 // and floats), strings by bytes. ordered is false for values that are
 // equal-comparable only (booleans, nil).
 func compare(a, b any) (c int, ordered bool, err error) {
-	if x, ok := number(a); ok {
-		if y, ok := number(b); ok {
-			return x.Cmp(y), true, nil
-		}
+	x, aNum := number(a)
+	y, bNum := number(b)
+	switch {
+	case aNum && bNum:
+		return x.Cmp(y), true, nil
+	case aNum != bNum && a != nil && b != nil:
+		// A number is not text: "10" < "5" as text would silently be
+		// the wrong answer.
+		return 0, false, fmt.Errorf("cannot compare %s with %s", describeValue(a), describeValue(b))
 	}
 	av, bv := reflect.ValueOf(a), reflect.ValueOf(b)
 	switch {

@@ -52,13 +52,14 @@ func TestTemplateNumbers(t *testing.T) {
 
 // A comparison that makes no sense is an error, not a silent false.
 func TestTemplateComparisonErrors(t *testing.T) {
-	for _, src := range []string{`{{if gt .body.obj 0}}x{{end}}`, `{{if lt .body.flag true}}x{{end}}`, `{{if eq .body.obj .body.list}}x{{end}}`} {
+	for _, src := range []string{`{{if gt .body.obj 0}}x{{end}}`, `{{if lt .body.flag true}}x{{end}}`, `{{if eq .body.obj .body.list}}x{{end}}`,
+		`{{if gt .body.n "5"}}x{{end}}`, `{{if eq .body.n "10"}}x{{end}}`} {
 		tm, err := ParseTemplate("t", src)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		err = executeTemplate(tm, &buf, map[string]any{"body": decode(t, `{"obj": {"a": 1}, "flag": true, "list": [1]}`)})
+		err = executeTemplate(tm, &buf, map[string]any{"body": decode(t, `{"obj": {"a": 1}, "flag": true, "list": [1], "n": 10}`)})
 		if err == nil {
 			t.Errorf("%s: no error", src)
 		} else if msg := templateError(err); !strings.HasPrefix(msg, "at <") {
