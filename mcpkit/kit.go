@@ -128,6 +128,7 @@ type Kit struct {
 	redactor     *redactor
 	secretValues []string
 	basicPairs   []string
+	callerCache
 	auditOut     *auditWriter
 }
 

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -25,7 +27,7 @@ const minSecret = 4
 // log line can give them: raw, percent-encoded (either case of hex, `+`
 // for a space), JSON-escaped (\uXXXX, \" and \\, \/), any mix of those
 // character by character, and base64 (standard or URL alphabet, padded or
-// not) of the secret alone or of a Basic credential "user:password". One
+// not) of a Basic credential "user:password". One
 // regular expression covers them all, so a form that mixes encodings (a
 // URL-encoded key inside a JSON string) is caught as well.
 //
@@ -38,28 +40,26 @@ type redactor struct {
 	literals *strings.Replacer
 	escapes  string // characters that start an encoded form
 	window   int    // the longest encoded form, in bytes
+	// also redacts after this one (a call's own secrets after the
+	// server's).
+	also *redactor
 }
 
 // newRedactor builds a redactor for secrets; basic lists "user:password"
 // pairs whose base64 goes into Authorization headers.
 func newRedactor(secrets, basic []string) *redactor {
 	forms := map[string]bool{}
-	add := func(s string) {
-		if len(s) < minSecret {
-			return
-		}
-		forms[s] = true
-		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
-			if b := enc.EncodeToString([]byte(s)); len(b) >= minSecret {
-				forms[b] = true
-			}
-		}
-	}
 	for _, s := range secrets {
-		add(s)
+		if len(s) >= minSecret {
+			forms[s] = true
+		}
 	}
 	for _, b := range basic {
-		add(b)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+			if e := enc.EncodeToString([]byte(b)); len(e) >= minSecret {
+				forms[e] = true
+			}
+		}
 	}
 	if len(forms) == 0 {
 		return &redactor{}
@@ -140,7 +140,19 @@ func hex4(r rune) string {
 
 // String redacts s.
 func (r *redactor) String(s string) string {
-	if r == nil || r.re == nil || s == "" {
+	if r == nil || s == "" {
+		return s
+	}
+	s = r.own(s)
+	if r.also != nil {
+		s = r.also.String(s)
+	}
+	return s
+}
+
+// own redacts r's own secrets.
+func (r *redactor) own(s string) string {
+	if r.re == nil {
 		return s
 	}
 	s = r.literals.Replace(s)
@@ -176,7 +188,7 @@ func (r *redactor) String(s string) string {
 
 // Bytes redacts b.
 func (r *redactor) Bytes(b []byte) []byte {
-	if r == nil || r.re == nil || len(b) == 0 {
+	if r == nil || (r.re == nil && r.also == nil) || len(b) == 0 {
 		return b
 	}
 	return []byte(r.String(string(b)))
@@ -186,7 +198,7 @@ func (r *redactor) Bytes(b []byte) []byte {
 // value. It never changes v: containers are copied where something inside
 // them changed (v may be a stored quote that still has to be sent).
 func (r *redactor) Value(v any) any {
-	if r == nil || r.re == nil {
+	if r == nil || (r.re == nil && r.also == nil) {
 		return v
 	}
 	out, _ := r.value(v)
@@ -249,7 +261,7 @@ func (r *redactor) value(v any) (any, bool) {
 // Result redacts everything of a result that the client receives: text,
 // structured content, and the question of an input request.
 func (r *redactor) Result(res *mcp.CallToolResult) {
-	if r == nil || r.re == nil || res == nil {
+	if r == nil || (r.re == nil && r.also == nil) || res == nil {
 		return
 	}
 	for i, ct := range res.Content {
@@ -295,12 +307,32 @@ func (c *Call) redactor() *redactor {
 	}
 	c.red = c.kit.redactor
 	if c.header != nil {
-		if extra, basic := authSecrets(c.header.Get("Authorization")); len(extra) > 0 {
-			c.red = newRedactor(append(append([]string(nil), c.kit.secretValues...), extra...), append(append([]string(nil), c.kit.basicPairs...), basic...))
+		if h := c.header.Get("Authorization"); h != "" {
+			c.red = &redactor{re: c.kit.redactor.re, literals: c.kit.redactor.literals, escapes: c.kit.redactor.escapes,
+				window: c.kit.redactor.window, also: c.kit.callerRedactor(h)}
 		}
 	}
 	return c.red
 }
+
+// callerRedactor is the redactor of one Authorization header's secrets,
+// built once per header value: a session sends the same token on every
+// call. The cache is emptied when it holds callerCacheSize entries.
+func (k *Kit) callerRedactor(h string) *redactor {
+	if r, ok := k.callers.Load(h); ok {
+		return r.(*redactor)
+	}
+	extra, basic := authSecrets(h)
+	r := newRedactor(extra, basic)
+	if k.callerCount.Add(1) > callerCacheSize {
+		k.callers.Clear()
+		k.callerCount.Store(1)
+	}
+	k.callers.Store(h, r)
+	return r
+}
+
+const callerCacheSize = 4096
 
 // redact removes every secret the call knows of from s.
 func (c *Call) redact(s string) string { return c.redactor().String(s) }
@@ -326,4 +358,10 @@ func authSecrets(h string) (secrets, basic []string) {
 		}
 	}
 	return secrets, basic
+}
+
+// callerCache holds redactors of callers' Authorization headers.
+type callerCache struct {
+	callers     sync.Map // header value → *redactor
+	callerCount atomic.Int64
 }

@@ -34,8 +34,7 @@ func TestRedactorForms(t *testing.T) {
 		"JSON-escaped":          jsonEsc(key),
 		"JSON in JSON":          jsonEsc(jsonEsc(key)),
 		"unicode-escaped":       asciiEsc(key),
-		"base64":                base64.StdEncoding.EncodeToString([]byte(key)),
-		"base64url":             base64.RawURLEncoding.EncodeToString([]byte(key)),
+		"Basic base64url":       base64.RawURLEncoding.EncodeToString([]byte(user + ":" + pass)),
 		"Basic header":          "Basic " + basic,
 		"Basic in JSON":         jsonEsc("Basic " + basic),
 		"password query":        url.QueryEscape(pass),
@@ -118,5 +117,21 @@ func TestAuthSecrets(t *testing.T) {
 	}
 	if s, _ := authSecrets("Bearer tok-abc"); len(s) != 1 || s[0] != "tok-abc" {
 		t.Errorf("bearer: %v", s)
+	}
+}
+
+// A caller's Authorization header is redacted on top of the server's
+// secrets, and its redactor is built once per header value.
+func TestCallerRedactor(t *testing.T) {
+	k := testKit(t, nil)
+	k.redactor = newRedactor([]string{"server-key-1"}, nil)
+	h := "Basic " + base64.StdEncoding.EncodeToString([]byte("me:caller-pw"))
+	c := &Call{kit: k, header: map[string][]string{"Authorization": {h}}}
+	got := c.redact("server-key-1 caller-pw " + base64.StdEncoding.EncodeToString([]byte("me:caller-pw")))
+	if got != "[redacted] [redacted] [redacted]" {
+		t.Errorf("%q", got)
+	}
+	if k.callerRedactor(h) != k.callerRedactor(h) {
+		t.Error("built twice")
 	}
 }

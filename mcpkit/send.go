@@ -75,7 +75,7 @@ func (c *Call) send(r *Request) response {
 	// the backend, which the record shows only as a status 0, are logged.
 	if resp.err != nil {
 		c.kit.log.Warn("backend request failed", "tool", c.tool.Name, "method", r.Method, "path", r.template,
-			"ms", time.Since(start).Milliseconds(), "error", errString(c.kit, resp.err))
+			"ms", time.Since(start).Milliseconds(), "error", c.redact(resp.err.Error()))
 	}
 	return resp
 }
@@ -222,13 +222,6 @@ func (c *Call) applyCredentials(security [][]string, h http.Header, q url.Values
 }
 
 func unescapePath(p string) (string, error) { return url.PathUnescape(p) }
-
-func errString(k *Kit, err error) string {
-	if err == nil {
-		return ""
-	}
-	return k.redact(err.Error())
-}
 
 // success renders a 2xx response.
 func (c *Call) success(r *Request, resp response) *mcp.CallToolResult {
