@@ -128,7 +128,7 @@ type Kit struct {
 	redactor     *redactor
 	secretValues []string
 	basicPairs   []string
-	callerCache
+	callers      callerCache
 	auditOut     *auditWriter
 }
 

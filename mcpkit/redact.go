@@ -319,16 +319,16 @@ func (c *Call) redactor() *redactor {
 // built once per header value: a session sends the same token on every
 // call. The cache is emptied when it holds callerCacheSize entries.
 func (k *Kit) callerRedactor(h string) *redactor {
-	if r, ok := k.callers.Load(h); ok {
+	if r, ok := k.callers.m.Load(h); ok {
 		return r.(*redactor)
 	}
 	extra, basic := authSecrets(h)
 	r := newRedactor(extra, basic)
-	if k.callerCount.Add(1) > callerCacheSize {
-		k.callers.Clear()
-		k.callerCount.Store(1)
+	if k.callers.n.Add(1) > callerCacheSize {
+		k.callers.m.Clear()
+		k.callers.n.Store(1)
 	}
-	k.callers.Store(h, r)
+	k.callers.m.Store(h, r)
 	return r
 }
 
@@ -362,6 +362,6 @@ func authSecrets(h string) (secrets, basic []string) {
 
 // callerCache holds redactors of callers' Authorization headers.
 type callerCache struct {
-	callers     sync.Map // header value → *redactor
-	callerCount atomic.Int64
+	m sync.Map // header value → *redactor
+	n atomic.Int64
 }
