@@ -41,13 +41,16 @@ type Options struct {
 	Name            string
 	EnvPrefix       string
 	AllowRemoteRefs bool
+	// RefRoot is the folder local $refs may read below ("" is the spec's).
+	RefRoot string
 	// SkipValidation skips strict spec validation (warnings only).
 	SkipValidation bool
 	ToolVersion    string
 	// OverlayPath is the overlay that curates the tool set ("" for the raw
 	// tool set).
 	OverlayPath string
-	// Strict turns overlay actions that match nothing into errors.
+	// Strict turns overlay actions that match nothing, and spec defects the
+	// loader would repair or leave out, into errors.
 	Strict bool
 }
 
@@ -227,7 +230,7 @@ func keptPrefix(kept map[string]bool, ptr string) bool {
 // actions when it has any; then it also returns the patched spec, which maps
 // positions back to the user's files.
 func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, *patchedSpec, []diag.Diagnostic, error) {
-	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, SkipValidation: opts.SkipValidation, ValidateInBackground: true}
+	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, RefRoot: opts.RefRoot, Strict: opts.Strict, SkipValidation: opts.SkipValidation, ValidateInBackground: true}
 	if ov == nil || len(ov.Actions) == 0 {
 		spec, err := load.Load(opts.SpecPath, lo)
 		return spec, nil, nil, err
@@ -264,6 +267,10 @@ func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, *patchedSpec, []d
 	patched, err := newPatchedSpec(&root, overlays.JSONable(original), patchedDoc)
 	if err != nil {
 		return nil, nil, nil, diag.At(diag.Pos{File: opts.OverlayPath}, "the spec cannot be re-encoded after the overlay's actions: %v", err)
+	}
+	l.Add(patched.brokenRefs(opts.SpecPath, opts.OverlayPath)...)
+	if err := l.Err(); err != nil {
+		return nil, nil, nil, err
 	}
 	spec, err := load.LoadData(opts.SpecPath, patched.text, lo)
 	if err != nil {

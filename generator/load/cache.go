@@ -48,7 +48,7 @@ import (
 // validationVersion names what validate does. Bump it whenever validate's
 // options or message handling, or what the loader does to the document
 // before validation (loader settings, Swagger 2.0 conversion), change.
-const validationVersion = "2"
+const validationVersion = "3"
 
 // kinVersion is kin-openapi's version when the binary carries no build
 // information (test binaries do not); a test keeps it equal to go.mod's.

@@ -8,12 +8,12 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -32,6 +32,13 @@ type Options struct {
 	// AllowRemoteRefs lets $refs fetch http(s) URLs. Off by default: a spec
 	// should not make the generator issue requests on its behalf (SSRF).
 	AllowRemoteRefs bool
+	// RefRoot is the folder local $refs may read files below; "" is the
+	// spec's own folder.
+	RefRoot string
+	// Strict refuses a spec with defects the loader would otherwise repair
+	// or leave out (with a warning each): $refs where the version allows
+	// none, text that is a $ref, parts that cannot be read.
+	Strict bool
 	// ValidateInBackground runs strict validation concurrently; its
 	// warnings come from Spec.ValidationWarnings instead of Spec.Warnings.
 	ValidateInBackground bool
@@ -82,22 +89,53 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 		return nil, diag.At(diag.Pos{File: path}, "%v", err)
 	}
 	location := &url.URL{Path: filepath.ToSlash(abs)}
+	fetch, err := newFetcher(path, opts.RefRoot, opts.AllowRemoteRefs)
+	if err != nil {
+		return nil, diag.At(diag.Pos{File: path}, "%v", err)
+	}
 
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = true
-	loader.IncludeOrigin = true
-	reads := &readLog{}
-	loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(refReader(opts.AllowRemoteRefs)))
-
+	// A spec split over files is repaired (and its shared schema files
+	// arranged, shared.go) before kin-openapi reads it; a spec in one file
+	// only when kin-openapi refuses it or leaves a $ref it does not follow,
+	// so that a large spec kin-openapi reads as it is is parsed once.
+	cacheSum := sum
 	var doc *openapi3.T
-	switch kind {
-	case swagger2:
-		doc, err = loadSwagger2(loader, data, location)
-	default:
-		doc, err = loader.LoadFromDataWithPath(data, location)
+	var reads *readLog
+	split := hasExternalRefs(data)
+	if !split {
+		doc, reads, err = loadDoc(kind, data, location, fetch, nil)
+	}
+	if split || err != nil || strayRefs(doc) {
+		fixed, rerr := repairSpec(path, data, location, kind == swagger2, version, fetch, opts.Strict)
+		if rerr != nil {
+			return nil, rerr
+		}
+		switch {
+		case fixed == nil && split:
+			doc, reads, err = loadDoc(kind, data, location, fetch, nil)
+		case fixed != nil:
+			spec.Warnings = append(spec.Warnings, fixed.warnings...)
+			files := fixed.files
+			if fixed.shared != nil {
+				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared)
+				if err == nil {
+					files = nil
+				} else {
+					files = fixed.files // the arrangement is an optimisation: never a reason to fail
+				}
+			}
+			if files != nil {
+				doc, reads, err = loadDoc(kind, data, location, fetch, files)
+			}
+			if b, ok := files[locKey(location)]; ok {
+				cacheSum = sha256.Sum256(b)
+			} else if b, ok := fixed.shared[locKey(location)]; ok && files == nil {
+				cacheSum = sha256.Sum256(b)
+			}
+		}
 	}
 	if err != nil {
-		return nil, explainLoadError(path, data, err)
+		return nil, explainLoadError(path, data, fetch, err)
 	}
 	spec.Doc = doc
 
@@ -105,7 +143,7 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 		return spec, nil
 	}
 	// The same spec content validates to the same warnings (cache.go).
-	cache := openCache(path, sum, reads)
+	cache := openCache(path, cacheSum, reads)
 	cached, hit := cache.load()
 	switch {
 	case hit && opts.ValidateInBackground:
@@ -138,6 +176,111 @@ func (s *Spec) ValidationWarnings() []diag.Diagnostic {
 	ws := <-s.pending
 	s.pending = nil
 	return ws
+}
+
+// loadDoc loads the spec with kin-openapi, reading the root from data and
+// every other file through fetch, or from files where the repair pass
+// rewrote it. reads records what was read, for the validation cache.
+func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte) (*openapi3.T, *readLog, error) {
+	if b, ok := files[locKey(location)]; ok {
+		data = b
+	}
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = true
+	loader.IncludeOrigin = true
+	reads := &readLog{}
+	read := func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
+		if b, ok := files[locKey(u)]; ok {
+			return b, nil
+		}
+		return fetch.read(u)
+	}
+	loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(read))
+	var doc *openapi3.T
+	var err error
+	switch kind {
+	case swagger2:
+		doc, err = loadSwagger2(loader, data, location)
+	default:
+		doc, err = loader.LoadFromDataWithPath(data, location)
+	}
+	return doc, reads, err
+}
+
+// hasExternalRefs reports whether the spec's text has a $ref to another
+// file (or URL), without parsing it.
+func hasExternalRefs(data []byte) bool {
+	for rest := data; ; {
+		i := bytes.Index(rest, []byte("$ref"))
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+4:]
+		j := 0
+		for j < len(rest) && bytes.IndexByte([]byte(" \t\r\n\"':"), rest[j]) >= 0 {
+			j++
+		}
+		if j < len(rest) && j > 0 && rest[j] != '#' {
+			return true
+		}
+	}
+}
+
+// strayRefs reports whether kin-openapi loaded a $ref where it follows
+// none (an operation or a media type that is a $ref): it keeps the $ref
+// as an unknown field, and what it stands for would be lost.
+func strayRefs(doc *openapi3.T) bool {
+	if doc == nil {
+		return false
+	}
+	stray := func(item *openapi3.PathItem) bool {
+		if item == nil {
+			return false
+		}
+		for _, op := range item.Operations() {
+			if op == nil {
+				continue
+			}
+			if _, ok := op.Extensions["$ref"]; ok {
+				return true
+			}
+			if op.RequestBody != nil && op.RequestBody.Value != nil && strayContent(op.RequestBody.Value.Content) {
+				return true
+			}
+			if op.Responses != nil {
+				for _, r := range op.Responses.Map() {
+					if r != nil && r.Value != nil && strayContent(r.Value.Content) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	if doc.Paths != nil {
+		for _, item := range doc.Paths.Map() {
+			if stray(item) {
+				return true
+			}
+		}
+	}
+	for _, item := range doc.Webhooks {
+		if stray(item) {
+			return true
+		}
+	}
+	return false
+}
+
+func strayContent(c openapi3.Content) bool {
+	for _, m := range c {
+		if m != nil {
+			if _, ok := m.Extensions["$ref"]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, err error) {
@@ -201,39 +344,6 @@ func rootFirst(root *url.URL, data []byte, next openapi3.ReadFromURIFunc) openap
 		return next(loader, location)
 	}
 }
-
-// refReader reads referenced files from disk and refuses remote URLs unless
-// allowRemote is set.
-func refReader(allowRemote bool) openapi3.ReadFromURIFunc {
-	remote := openapi3.ReadFromHTTP(nil)
-	return func(loader *openapi3.Loader, location *url.URL) ([]byte, error) {
-		switch location.Scheme {
-		case "", "file":
-			// Only regular files: a $ref to /dev/zero or a FIFO would
-			// otherwise never finish reading.
-			st, err := os.Stat(location.Path)
-			if err != nil {
-				return nil, err
-			}
-			if !st.Mode().IsRegular() {
-				return nil, &fs.PathError{Op: "read", Path: location.Path, Err: errors.New("not a regular file")}
-			}
-			if st.Size() > maxFileSize {
-				return nil, &fs.PathError{Op: "read", Path: location.Path, Err: fmt.Errorf("larger than %d MiB", maxFileSize>>20)}
-			}
-			return openapi3.ReadFromFile(loader, location)
-		case "http", "https":
-			if !allowRemote {
-				return nil, &RemoteRefError{URL: location.String()}
-			}
-			return remote(loader, location)
-		}
-		return nil, fmt.Errorf("unsupported $ref scheme %q in %s", location.Scheme, location)
-	}
-}
-
-// maxFileSize bounds the files a $ref may read.
-const maxFileSize = 512 << 20
 
 // RemoteRefError is returned when a spec refers to an http(s) URL and remote
 // refs were not allowed.
