@@ -631,8 +631,17 @@ func setKey(m, key, value *yaml.Node) {
 }
 
 // resolve finds what a $ref written in f points at: the file, a handle on
-// the node (to replace it), and its JSON pointer in that file.
+// the node (to replace it), and its JSON pointer in that file. A pointer
+// that passes through a $ref (a components map that is itself a $ref, say)
+// goes on from where that $ref points.
 func (r *repairer) resolve(f *rfile, ref string) (*rfile, **yaml.Node, string, error) {
+	return r.resolveDepth(f, ref, 0)
+}
+
+func (r *repairer) resolveDepth(f *rfile, ref string, depth int) (*rfile, **yaml.Node, string, error) {
+	if depth > 32 {
+		return nil, nil, "", fmt.Errorf("more than 32 $refs in a row")
+	}
 	p, frag, _ := strings.Cut(ref, "#")
 	t := f
 	if p != "" {
@@ -655,24 +664,36 @@ func (r *repairer) resolve(f *rfile, ref string) (*rfile, **yaml.Node, string, e
 	if frag[0] != '/' {
 		return nil, nil, "", fmt.Errorf("the fragment #%s is not a JSON pointer (#/...)", frag)
 	}
-	for _, tok := range strings.Split(frag[1:], "/") {
+	toks := strings.Split(frag[1:], "/")
+	for i, tok := range toks {
 		tok = unescapeToken(tok)
 		if u, err := url.PathUnescape(tok); err == nil {
 			tok = u
 		}
 		n := deref(*holder)
+		if n == nil {
+			return nil, nil, "", fmt.Errorf("%q not found in %s", tok, t.show)
+		}
 		next := (**yaml.Node)(nil)
 		switch n.Kind {
 		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == tok {
-					next = &n.Content[i+1]
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == tok {
+					next = &n.Content[j+1]
 					break
 				}
 			}
+			if _, via := refOf(n); next == nil && via != nil {
+				rest := "/" + strings.Join(toks[i:], "/")
+				vt, _, vptr, err := r.resolveDepth(t, via.Value, depth+1)
+				if err != nil {
+					return nil, nil, "", err
+				}
+				return r.resolveDepth(vt, "#"+vptr+rest, depth+1)
+			}
 		case yaml.SequenceNode:
-			if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(n.Content) {
-				next = &n.Content[i]
+			if j, err := strconv.Atoi(tok); err == nil && j >= 0 && j < len(n.Content) {
+				next = &n.Content[j]
 			}
 		}
 		if next == nil {
@@ -704,7 +725,7 @@ func (r *repairer) texts(c ctx, n *yaml.Node) {
 				c.f.changed = true
 				continue
 			}
-			r.repaired(r.pos(c.f, n.Content[i]), "dropped it", "`%s` is a $ref (to %s) where OpenAPI wants text, and %v", key, ref.Value, err)
+			r.repaired(r.pos(c.f, n.Content[i]), "dropped it", "`%s` is a $ref (to %s) where OpenAPI wants text, and it cannot be followed (%v)", key, ref.Value, err)
 		} else {
 			r.repaired(r.pos(c.f, n.Content[i]), "dropped it", "`%s` must be text, not %s", key, kindOf(v))
 		}

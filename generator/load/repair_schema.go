@@ -134,8 +134,8 @@ func addRequired(obj *yaml.Node, name string) {
 // itemsList repairs `items` written as a list of schemas (JSON Schema's
 // old tuple form, which OpenAPI never allowed). Written by people who
 // mean "items are one of these", it reads as anyOf of them; Swagger 2.0
-// has no anyOf, so there a list of bare types becomes a list of types
-// and anything else items of any kind.
+// has no anyOf, so there a type or null becomes x-nullable and anything
+// else items of any kind.
 func (r *repairer) itemsList(c ctx, n *yaml.Node) {
 	i := keyIndex(n, "items")
 	if i < 0 {
@@ -155,14 +155,16 @@ func (r *repairer) itemsList(c ctx, n *yaml.Node) {
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "anyOf"}, v}}
 		r.repaired(r.pos(c.f, k), "read as anyOf of them", "`items` is a list of %d schemas", len(v.Content))
 	default:
-		if types := bareTypes(v.Content); len(types) > 0 {
-			seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-			for _, t := range types {
-				seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: t})
+		// Swagger 2.0's way to say "or null" is x-nullable.
+		if types := bareTypes(v.Content); len(types) == 2 && (types[0] == "null" || types[1] == "null") {
+			t := types[0]
+			if t == "null" {
+				t = types[1]
 			}
 			n.Content[i+1] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
-				{Kind: yaml.ScalarNode, Tag: "!!str", Value: "type"}, seq}}
-			r.repaired(r.pos(c.f, k), "read as items of type "+strings.Join(types, " or "), "`items` is a list of schemas")
+				{Kind: yaml.ScalarNode, Tag: "!!str", Value: "type"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: t},
+				{Kind: yaml.ScalarNode, Tag: "!!str", Value: "x-nullable"}, {Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}}}
+			r.repaired(r.pos(c.f, k), "read as items of type "+t+" or null", "`items` is a list of schemas")
 			return
 		}
 		n.Content[i+1] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
