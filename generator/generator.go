@@ -128,9 +128,12 @@ func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// Positions in a spec the overlay's actions patched are positions in
-	// the patched text: point them back into the user's files.
+	// Warnings that know a JSON pointer but no line get the pointer's
+	// (Swagger 2.0 keeps no positions through its conversion). Positions
+	// in a spec the overlay's actions patched are positions in the patched
+	// text: point them back into the user's files.
 	fix := func(ds []diag.Diagnostic) []diag.Diagnostic {
+		ds = spec.Locate(ds)
 		if patched != nil {
 			for i := range ds {
 				ds[i].Pos = patched.pos(ds[i].Pos, opts.SpecPath, opts.OverlayPath)

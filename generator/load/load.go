@@ -23,6 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-openapi/jsonpointer"
 
 	"github.com/tailormcp/tailor/generator/diag"
 )
@@ -61,6 +62,8 @@ type Spec struct {
 	Warnings []diag.Diagnostic
 	// pending delivers the warnings of a background validation.
 	pending chan []diag.Diagnostic
+	// locate places JSON pointers in the spec's text (locate.go).
+	locate *locator
 }
 
 // Load reads the description at path.
@@ -93,6 +96,7 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 	if err != nil {
 		return nil, diag.At(diag.Pos{File: path}, "%v", err)
 	}
+	spec.locate = &locator{path: path, data: data, swagger: kind == swagger2, fetch: fetch, loc: location}
 
 	// A spec split over files is repaired (and its shared schema files
 	// arranged, shared.go) before kin-openapi reads it; a spec in one file
@@ -158,10 +162,10 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 		// as all of them on large specs (stripe: ~0.3 s of CPU): on a second
 		// core it runs beside them.
 		ch := make(chan []diag.Diagnostic, 1)
-		go func() { ch <- cache.validate(path, doc) }()
+		go func() { ch <- cache.validate(path, doc, spec.Locate) }()
 		spec.pending = ch
 	default:
-		spec.Warnings = append(spec.Warnings, cache.validate(path, doc)...)
+		spec.Warnings = append(spec.Warnings, cache.validate(path, doc, spec.Locate)...)
 	}
 	return spec, nil
 }
@@ -208,19 +212,35 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 }
 
 // hasExternalRefs reports whether the spec's text has a $ref to another
-// file (or URL), without parsing it.
+// file (or URL), without parsing it: a "$ref" key (a quote, then a colon,
+// may follow it) whose value, past spaces, a block scalar's indicator
+// (stripe writes `$ref: >-` and the value on the next line) and a quote,
+// starts with anything but "#", or a bracket (a property named $ref, as
+// in kubernetes' JSON Schema). Text that merely looks so only costs the
+// repair pass a look.
 func hasExternalRefs(data []byte) bool {
+	skip := func(rest []byte, set string) []byte {
+		for len(rest) > 0 && strings.IndexByte(set, rest[0]) >= 0 {
+			rest = rest[1:]
+		}
+		return rest
+	}
 	for rest := data; ; {
 		i := bytes.Index(rest, []byte("$ref"))
 		if i < 0 {
 			return false
 		}
 		rest = rest[i+4:]
-		j := 0
-		for j < len(rest) && bytes.IndexByte([]byte(" \t\r\n\"':"), rest[j]) >= 0 {
-			j++
+		v := skip(skip(rest, "\"'"), " \t")
+		if len(v) == 0 || v[0] != ':' {
+			continue // not a key
 		}
-		if j < len(rest) && j > 0 && rest[j] != '#' {
+		v = skip(v[1:], " \t\r\n")
+		if len(v) > 0 && (v[0] == '>' || v[0] == '|') {
+			v = skip(skip(v[1:], "+-0123456789"), " \t\r\n")
+		}
+		v = skip(v, "\"'")
+		if len(v) > 0 && strings.IndexByte("#{[", v[0]) < 0 {
 			return true
 		}
 	}
@@ -394,7 +414,8 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic, complete boo
 			continue
 		}
 		seen[msg] = true
-		out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: validationPos(path, doc, msg),
+		pos, ptr := validationPos(path, doc, msg)
+		out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: pos, Pointer: ptr,
 			Message: "spec does not pass strict validation (generating anyway): " + msg})
 	}
 	return out, true
@@ -403,27 +424,35 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic, complete boo
 var (
 	invalidOperation = regexp.MustCompile(`^invalid paths: invalid path ([^:]*): invalid operation ([A-Z]+): `)
 	invalidSchema    = regexp.MustCompile(`^invalid components: schema "([^"]*)": `)
+	conflictingPaths = regexp.MustCompile(`^invalid paths: conflicting paths "[^"]*" and "([^"]*)"`)
 )
 
 // validationPos finds the operation or component a validation message is
-// about, from the context kin-openapi puts in front of it.
-func validationPos(path string, doc *openapi3.T, msg string) diag.Pos {
+// about, from the context kin-openapi puts in front of it: its position
+// when kin-openapi recorded one, else its JSON pointer, which Locate turns
+// into a position.
+func validationPos(path string, doc *openapi3.T, msg string) (diag.Pos, string) {
 	var o *openapi3.Origin
+	ptr := ""
 	if m := invalidOperation.FindStringSubmatch(msg); m != nil && doc.Paths != nil {
+		ptr = "#/paths/" + jsonpointer.Escape(m[1]) + "/" + strings.ToLower(m[2])
 		if item := doc.Paths.Value(m[1]); item != nil {
 			if op := item.GetOperation(m[2]); op != nil {
 				o = op.Origin
 			}
 		}
 	} else if m := invalidSchema.FindStringSubmatch(msg); m != nil && doc.Components != nil {
+		ptr = "#/components/schemas/" + jsonpointer.Escape(m[1])
 		if ref := doc.Components.Schemas[m[1]]; ref != nil && ref.Value != nil {
 			o = ref.Value.Origin
 		}
+	} else if m := conflictingPaths.FindStringSubmatch(msg); m != nil {
+		ptr = "#/paths/" + jsonpointer.Escape(m[1])
 	}
 	if o == nil || o.Key == nil || o.Key.Line == 0 {
-		return diag.Pos{File: path}
+		return diag.Pos{File: path}, ptr
 	}
-	return diag.Pos{File: DisplayPath(o.Key.File, path), Line: o.Key.Line, Col: o.Key.Column}
+	return diag.Pos{File: DisplayPath(o.Key.File, path), Line: o.Key.Line, Col: o.Key.Column}, ""
 }
 
 func flattenMulti(me openapi3.MultiError) []error {
