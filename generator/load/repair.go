@@ -718,7 +718,7 @@ func (r *repairer) texts(c ctx, n *yaml.Node) {
 		}
 		_, ref := refOf(v)
 		if v.Kind == yaml.MappingNode && ref != nil {
-			text, err := r.textOf(c.f, ref.Value)
+			text, err := r.textOf(c.f, ref.Value, r.pos(c.f, n.Content[i]))
 			if err == nil {
 				r.repaired(r.pos(c.f, n.Content[i]), "used the text it points at", "`%s` is a $ref (to %s) where OpenAPI wants text", key, ref.Value)
 				n.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: text, Line: v.Line, Column: v.Column}
@@ -737,7 +737,7 @@ func (r *repairer) texts(c ctx, n *yaml.Node) {
 
 // textOf is the text a $ref in a text slot points at: a string in a YAML
 // or JSON file, or the whole of any other file (Markdown, plain text).
-func (r *repairer) textOf(f *rfile, ref string) (string, error) {
+func (r *repairer) textOf(f *rfile, ref string, pos diag.Pos) (string, error) {
 	p, frag, _ := strings.Cut(ref, "#")
 	if frag == "" && p != "" {
 		u, err := url.Parse(p)
@@ -746,7 +746,7 @@ func (r *repairer) textOf(f *rfile, ref string) (string, error) {
 		}
 		t, err := r.file(f.loc.ResolveReference(u))
 		if err != nil {
-			if fe := r.unresolved(diag.Pos{}, ref, err); fe != nil {
+			if fe := r.unresolved(pos, ref, err); fe != nil {
 				return "", errors.New(strings.TrimPrefix(fe.why, fmt.Sprintf("cannot resolve $ref %q: ", ref)))
 			}
 			return "", err
