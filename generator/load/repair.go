@@ -63,8 +63,8 @@ type repairer struct {
 	// defsScopes are the schemas whose $defs a "#/$defs/..." was read
 	// against, reported once each.
 	defsScopes map[*yaml.Node]bool
-	kept       int // operations read
-	skipped    int // operations left out
+	kept  int               // operations of paths read
+	skips []diag.Diagnostic // why operations of paths were left out
 	// outside are the files out of the ref root already reported.
 	outside map[string]bool
 	// uses are the $refs seen, by the file they point into (shared.go).
@@ -102,6 +102,9 @@ type ctx struct {
 	ptr  string // JSON pointer of the node in f
 	path string // the path template, inside a path item
 	op   string // "GET /pets", inside an operation
+	// tools is set below the document's paths, whose operations become
+	// tools (not webhooks', not callbacks').
+	tools bool
 	// parent and prop are the object schema and property name a schema
 	// is the value of, for `required: true` on a property.
 	parent *yaml.Node
@@ -163,8 +166,13 @@ func repairSpec(specPath string, data []byte, loc *url.URL, v2 bool, version str
 	}
 	c := ctx{f: root}
 	r.object(c, &root.doc.Content[0], kDoc)
-	if r.kept == 0 && r.skipped > 0 {
-		r.diags.Errorf(diag.Pos{File: specPath}, "", "no operation of the spec could be read (%d skipped, see above)", r.skipped)
+	if r.kept == 0 && len(r.skips) > 0 {
+		// Nothing usable remains: the spec is refused, with every reason.
+		r.diags.Errorf(diag.Pos{File: specPath}, "", "no operation of the spec could be read; why, for each:")
+		for _, d := range r.skips {
+			d.Severity = diag.Error
+			r.diags.Add(d)
+		}
 	}
 	if err := r.diags.Err(); err != nil {
 		return nil, err
@@ -312,11 +320,10 @@ func (r *repairer) walk(c ctx, at **yaml.Node, n *yaml.Node, k kind) *failure {
 	switch k {
 	case kCallback:
 		// A map of path items keyed by expressions.
+		c.tools = false
 		return r.entries(c, n, slot{many: 'm', kind: kPathItem})
 	case kPathItem:
 		return r.pathItem(c, n)
-	case kOperation:
-		r.kept++
 	}
 	return r.children(c, n, k)
 }
@@ -331,7 +338,11 @@ func (r *repairer) children(c ctx, n *yaml.Node, k kind) *failure {
 		if !ok {
 			continue
 		}
-		if f := r.slot(c.child(key), &n.Content[i+1], s); f != nil {
+		cc := c.child(key)
+		if k == kDoc {
+			cc.tools = key == "paths"
+		}
+		if f := r.slot(cc, &n.Content[i+1], s); f != nil {
 			return f
 		}
 	}
@@ -351,9 +362,15 @@ func (r *repairer) pathItem(c ctx, n *yaml.Node) *failure {
 		}
 		oc := c.child(method)
 		oc.op = strings.ToUpper(method) + " " + c.path
-		if f := r.object(oc, &n.Content[i+1], kOperation); f != nil {
-			r.skipped++
+		f := r.object(oc, &n.Content[i+1], kOperation)
+		if c.tools && f == nil {
+			r.kept++
+		}
+		if f != nil {
 			r.lost(f, "skipped operation "+oc.op)
+			if c.tools {
+				r.skips = append(r.skips, diag.Diagnostic{Pos: f.pos, Message: f.why + "; skipped operation " + oc.op})
+			}
 			n.Content = append(n.Content[:i], n.Content[i+2:]...)
 			c.f.changed = true
 			i -= 2
@@ -460,6 +477,9 @@ func (r *repairer) entries(c ctx, n *yaml.Node, s slot) *failure {
 		consequence := fmt.Sprintf("dropped %s %s", s.kind, key)
 		if s.kind == kPathItem {
 			consequence = "skipped path " + key
+			if c.tools {
+				r.skips = append(r.skips, diag.Diagnostic{Pos: f.pos, Message: f.why + "; " + consequence})
+			}
 		}
 		if c.op != "" {
 			consequence += " of " + c.op
@@ -511,7 +531,7 @@ func (r *repairer) follow(c ctx, at **yaml.Node, n *yaml.Node, k kind) *failure 
 		}
 		return &failure{pos: pos, why: fmt.Sprintf("$ref %q points at a %s where a %s is expected", ref, sect, k)}
 	}
-	tc := ctx{f: t, ptr: tptr, path: c.path, op: c.op}
+	tc := ctx{f: t, ptr: tptr, path: c.path, op: c.op, tools: c.tools}
 	if t == c.f {
 		tc.scopes = c.scopes
 	}
@@ -582,7 +602,7 @@ func (r *repairer) inline(c ctx, at **yaml.Node, s slot) *failure {
 	if err != nil {
 		return r.unresolved(pos, ref, err)
 	}
-	tc := ctx{f: t, ptr: tptr, path: c.path, op: c.op}
+	tc := ctx{f: t, ptr: tptr, path: c.path, op: c.op, tools: c.tools}
 	if f := r.slot(tc, holder, s); f != nil {
 		return f
 	}

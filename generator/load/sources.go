@@ -92,9 +92,14 @@ func (s *sources) all() []*source {
 	return s.files
 }
 
-// unparsable returns the first file that does not parse, or nil.
+// unparsable returns the first file that does not parse, or nil. Files
+// named as text (Markdown and the like, which a description's $ref may
+// read) are not expected to parse.
 func (s *sources) unparsable() *source {
 	for _, f := range s.all() {
+		if ext := strings.ToLower(filepath.Ext(f.abs)); f != s.root && ext != ".yaml" && ext != ".yml" && ext != ".json" {
+			continue
+		}
 		if f.syntaxErr != nil {
 			return f
 		}
