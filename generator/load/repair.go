@@ -63,8 +63,8 @@ type repairer struct {
 	// defsScopes are the schemas whose $defs a "#/$defs/..." was read
 	// against, reported once each.
 	defsScopes map[*yaml.Node]bool
-	kept  int               // operations of paths read
-	skips []diag.Diagnostic // why operations of paths were left out
+	kept       int               // operations of paths read
+	skips      []diag.Diagnostic // why operations of paths were left out
 	// outside are the files out of the ref root already reported.
 	outside map[string]bool
 	// uses are the $refs seen, by the file they point into (shared.go).
