@@ -36,6 +36,9 @@ func NewServer(api API, cfg Config, register Register) (*mcp.Server, *Kit, error
 	s := mcp.NewServer(&mcp.Implementation{Name: api.Name, Title: api.Title, Version: version},
 		&mcp.ServerOptions{Instructions: api.Instructions, Logger: k.sdkLog})
 	register(s, k)
+	// Outside go-sdk's multi-round-trip middleware: it sees a whole
+	// approval round trip (see releaseFailedApprovals).
+	s.AddReceivingMiddleware(k.releaseFailedApprovals)
 	return s, k, nil
 }
 
@@ -98,13 +101,12 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr, QuoteTTL: *quoteTTL}
-	var verifier auth.TokenVerifier
 	if secret := env("TOKEN_HS256_SECRET"); secret != "" {
 		if *httpAddr == "" {
 			fmt.Fprintf(stderr, "%s: %s_TOKEN_HS256_SECRET verifies the bearer tokens of HTTP requests; it needs --http\n", api.Name, api.EnvPrefix)
 			return 2
 		}
-		verifier = HS256Verifier([]byte(secret))
+		cfg.Verifier = HS256Verifier([]byte(secret))
 	}
 	if *passThrough && *httpAddr == "" {
 		fmt.Fprintf(stderr, "%s: --pass-through-auth needs --http: over stdio there is no incoming Authorization header\n", api.Name)
@@ -138,7 +140,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: *stateless, Logger: k.sdkLog})
 	mux := http.NewServeMux()
-	if verifier != nil {
+	if verifier := cfg.Verifier; verifier != nil {
 		// Requests without a valid token get 401 before reaching a tool;
 		// the token's claims become the caller context.
 		mux.Handle("/mcp", auth.RequireBearerToken(verifier, nil)(handler))

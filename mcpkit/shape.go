@@ -108,8 +108,7 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 	if t.Quote != nil {
 		var err error
 		if quote, err = c.saveQuote(v); err != nil {
-			c.kit.log.Error("quote store failed", "tool", t.Name, "error", err.Error())
-			return errorResult("The quote was computed but could not be stored (the server's quote store failed), so it cannot be carried out. Try again in a moment.")
+			return c.quoteNotSaved(err)
 		}
 	}
 	var content []mcp.Content

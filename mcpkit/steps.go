@@ -2,8 +2,12 @@ package mcpkit
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -80,93 +84,355 @@ func (s *Scope) Value(text string) Value {
 	return Value{V: buf.String(), Set: true}
 }
 
-// effect is a step call that took effect, for messages and the audit log.
-type effect struct {
-	Step    string   `json:"step"`
-	Method  string   `json:"method"`
-	Path    string   `json:"path"`
-	Status  int      `json:"status"`
-	Created []string `json:"created,omitempty"`
-}
-
 // RunSteps runs a composed tool: for a confirm tool it first checks the
-// quote, asks for approval and consumes the quote; then each step in order.
-// A failed step stops the run; the result says which steps took effect.
+// quote, holds it and asks for approval; then each step in order. A failed
+// step stops the run; the result says which writes took effect, which may
+// have, and which did not run, and a confirm tool's quote keeps that
+// progress so that calling the tool again finishes the run.
 func (c *Call) RunSteps() *mcp.CallToolResult {
 	t := c.tool
 	s := &Scope{c: c, data: map[string]any{"args": c.args, "context": c.contextValues()}}
+	run := &stepRun{c: c, s: s, prior: map[string]CallOutcome{}}
 	if t.Confirms != "" {
-		q, res := c.takeQuote(s)
+		l, res := c.takeQuote(s)
 		if res != nil {
 			return res
 		}
-		c.audit.Quote = q
+		c.audit.Quote = l.quote
+		run.lease = l
+		if p := l.quote.Progress; p != nil {
+			for _, co := range p.Calls {
+				run.prior[callKey(co.Step, co.Item)] = co
+			}
+		}
+	}
+	res, complete := run.run()
+	run.settle(complete)
+	return res
+}
+
+// stepRun is one run of a composed tool's steps.
+type stepRun struct {
+	c     *Call
+	s     *Scope
+	lease *lease
+	// prior are the write calls of an earlier, stopped run of the quote.
+	prior map[string]CallOutcome
+	// calls are the write calls that took effect or may have, earlier
+	// runs' included, in order.
+	calls []CallOutcome
+	// reads names the read-only steps that ran.
+	reads []string
+}
+
+func callKey(step string, item int) string { return fmt.Sprintf("%s#%d", step, item) }
+
+// Outcomes of a call that did not take effect.
+const (
+	outcomeRefused = "refused"  // the API answered, refusing (3xx, 4xx)
+	outcomeNotSent = "not sent" // nothing reached the API
+)
+
+// run performs the steps; complete is false when one failed.
+func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
+	c, s, t := r.c, r.s, r.c.tool
+	// Lists known before any write are checked before any write.
+	for i, st := range t.Steps {
+		if st.ForEach != "" && !strings.Contains(st.ForEach, ".steps") {
+			if _, problem := r.forEach(st); problem != "" {
+				return r.stopped(i, 0, 1, outcomeNotSent, problem), false
+			}
+		}
 	}
 	stepsData := map[string]any{}
 	s.data["steps"] = stepsData
-	var done []effect
 	for i, st := range t.Steps {
 		items := []any{nil}
 		if st.ForEach != "" {
-			list, _ := s.Value(st.ForEach).V.([]any)
+			list, problem := r.forEach(st)
+			if problem != "" {
+				return r.stopped(i, 0, 1, outcomeNotSent, problem), false
+			}
 			items = list
 		}
 		var bodies []any
-		var last response
+		status := 0
 		for j, item := range items {
 			if st.ForEach != "" {
 				s.data["item"] = item
 			}
-			r := st.Build(c, s)
-			r.readOnly, r.idempotent, r.security = st.ReadOnly, st.ReadOnly, st.Security
+			prev, seen := r.prior[callKey(st.Name, j)]
+			if seen && prev.Outcome == OutcomeDone {
+				r.calls = append(r.calls, prev)
+				bodies = append(bodies, prev.Body)
+				status = prev.Status
+				continue
+			}
+			req := st.Build(c, s)
+			req.readOnly, req.idempotent, req.security = st.ReadOnly, st.ReadOnly, st.Security
 			if st.IdempotencyKey {
 				if q, ok := s.data["quote"].(map[string]any); ok {
 					key := fmt.Sprint(q["id"])
 					if st.ForEach != "" {
 						key += fmt.Sprintf("-%d", j)
 					}
-					r.header["Idempotency-Key"] = key
+					req.header["Idempotency-Key"] = key
 				}
 			}
 			if c.missing != nil {
-				return c.partial(done, st, i, c.missingContext())
+				return r.stopped(i, j, len(items), outcomeNotSent, textOf(c.missingContext())), false
 			}
-			if r.err != nil {
-				return c.partial(done, st, i, errorResult(fmt.Sprintf("Step %s could not be built: %s. This is a problem in the tool's definition, not in your arguments.", st.Name, r.err)))
+			if req.err != nil {
+				return r.stopped(i, j, len(items), outcomeNotSent, fmt.Sprintf("Step %s could not be built: %s. This is a problem in the tool's definition, not in your arguments.", st.Name, req.err)), false
+			}
+			if seen {
+				// Its outcome is unknown: sent again only where that is safe,
+				// with the key it was first sent with.
+				if prev.IdempotencyKey != "" {
+					setIdempotencyKey(req, prev.IdempotencyKey)
+				}
+				if !safeToRepeat(req) {
+					r.calls = append(r.calls, prev)
+					return r.stopped(i, j, len(items), OutcomeUnknown, fmt.Sprintf("Step %s was sent in an earlier call and its outcome is still unknown; it carries no idempotency key and %s is not safe to repeat, so it is not sent again. Check with a read-only tool whether it took effect.", st.Name, req.Method)), false
+				}
 			}
 			c.step = st.Name
-			resp := c.send(r)
-			c.audit.Steps = append(c.audit.Steps, auditStep{Step: st.Name, Method: r.Method, Path: r.template, Status: resp.status})
+			resp := c.send(req)
+			outcome := OutcomeDone
 			if resp.err != nil || resp.status < 200 || resp.status > 299 {
-				return c.partial(done, st, i, c.failure(r, resp))
+				outcome = failedOutcome(resp)
+				if st.ReadOnly && outcome == OutcomeUnknown {
+					outcome = outcomeRefused
+				}
+			}
+			c.audit.Steps = append(c.audit.Steps, auditStep{Step: st.Name, Method: req.Method, Path: req.template, Status: resp.status, Outcome: outcome})
+			if outcome != OutcomeDone {
+				reason := textOf(c.failure(req, resp))
+				if outcome == OutcomeUnknown {
+					_, key := idempotencyHeader(req)
+					r.calls = append(r.calls, CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeUnknown, Status: resp.status, IdempotencyKey: key})
+					reason = c.unknownOutcome(st, req, resp)
+				}
+				return r.stopped(i, j, len(items), outcome, reason), false
 			}
 			var body any
 			if v, _, ok := decodeJSON(resp.body); ok {
 				body = v
 			}
 			bodies = append(bodies, body)
-			path, _ := r.expandPath()
-			e := effect{Step: st.Name, Method: r.Method, Path: path, Status: resp.status}
-			if !st.ReadOnly {
-				e.Created = createdIDs(body, r)
-				c.audit.Created = append(c.audit.Created, e.Created...)
+			status = resp.status
+			if st.ReadOnly {
+				continue
 			}
-			done = append(done, e)
-			last = resp
+			_, key := idempotencyHeader(req)
+			co := CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeDone, Status: resp.status, Body: body, Created: createdIDs(body, req), IdempotencyKey: key}
+			c.audit.Created = append(c.audit.Created, co.Created...)
+			r.calls = append(r.calls, co)
 		}
-		entry := map[string]any{"items": bodies, "status": last.status}
+		if st.ReadOnly {
+			r.reads = append(r.reads, st.Name)
+		}
+		entry := map[string]any{"items": bodies, "status": status}
 		if len(bodies) > 0 {
 			entry["body"] = bodies[len(bodies)-1]
 		}
 		stepsData[st.Name] = entry
 	}
 	delete(s.data, "item")
-	return c.composedResult(s, stepsData, done)
+	return c.composedResult(s, stepsData, r), true
+}
+
+// forEach evaluates a step's for_each: a list, or why it is not one.
+func (r *stepRun) forEach(st Step) ([]any, string) {
+	v := r.s.Value(st.ForEach)
+	if list, ok := v.V.([]any); ok {
+		return list, ""
+	}
+	got := "absent"
+	if v.Set {
+		got = jsonKind(v.V)
+	}
+	return nil, fmt.Sprintf("Step %s runs once per element of %s, which is %s here, not a list. This is a problem in the tool's definition or in the API's answer, not in your arguments.", st.Name, strings.Trim(st.ForEach, "{} "), got)
+}
+
+// failedOutcome classifies a write that did not answer 2xx.
+func failedOutcome(resp response) string {
+	switch {
+	case resp.err != nil && !resp.sent:
+		return outcomeNotSent
+	case resp.err != nil, resp.status >= 500:
+		return OutcomeUnknown
+	}
+	return outcomeRefused
+}
+
+// unknownOutcome says why a sent write's outcome is unknown.
+func (c *Call) unknownOutcome(st Step, r *Request, resp response) string {
+	if resp.err == nil {
+		if res := c.ruleFor(resp); res != nil {
+			return fmt.Sprintf("Step %s was sent and failed: %s Whether it was applied is unknown.", st.Name, strings.TrimSpace(textOf(res)))
+		}
+		said := ""
+		if detail := c.kit.redact(backendMessage(resp.body)); detail != "" {
+			said = " The API said: " + strings.TrimRight(detail, ". ") + "."
+		}
+		return fmt.Sprintf("Step %s was sent and the API failed (HTTP %d %s).%s Whether it was applied is unknown.", st.Name, resp.status, http.StatusText(resp.status), said)
+	}
+	var ne net.Error
+	if errors.Is(resp.err, context.DeadlineExceeded) || errors.Is(resp.err, os.ErrDeadlineExceeded) || (errors.As(resp.err, &ne) && ne.Timeout()) {
+		return fmt.Sprintf("Step %s was sent, but the API did not answer within %s, so whether it was applied is unknown.", st.Name, c.kit.cfg.Timeout)
+	}
+	if errors.Is(resp.err, context.Canceled) {
+		return fmt.Sprintf("Step %s was sent, then the call was cancelled before the API answered, so whether it was applied is unknown.", st.Name)
+	}
+	return fmt.Sprintf("Step %s was sent, but the connection failed before the API answered, so whether it was applied is unknown.", st.Name)
+}
+
+// idempotencyHeader returns the request's Idempotency-Key header, if any.
+func idempotencyHeader(r *Request) (name, value string) {
+	for k, v := range r.header {
+		if strings.EqualFold(k, "Idempotency-Key") {
+			return k, v
+		}
+	}
+	return "", ""
+}
+
+func setIdempotencyKey(r *Request, key string) {
+	name, _ := idempotencyHeader(r)
+	if name == "" {
+		name = "Idempotency-Key"
+	}
+	r.header[name] = key
+}
+
+// safeToRepeat: a request the API can receive twice without acting twice.
+func safeToRepeat(r *Request) bool {
+	if _, key := idempotencyHeader(r); key != "" {
+		return true
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
+		return true
+	}
+	return false
+}
+
+// settle finishes a confirm run's hold: the quote is consumed when every
+// step ran, released with its progress when some write took effect or may
+// have, and released as it was otherwise.
+func (r *stepRun) settle(complete bool) {
+	l := r.lease
+	if l == nil {
+		return
+	}
+	c := r.c
+	ctx := context.WithoutCancel(c.ctx)
+	if complete {
+		if err := c.kit.quotes.Consume(ctx, l.quote.ID, l.token, c.kit.now()); err != nil {
+			c.kit.log.Error("quote could not be consumed after its run", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
+		}
+		return
+	}
+	var p *Progress
+	if len(r.calls) > 0 {
+		p = &Progress{Approved: l.approved, Calls: r.calls}
+	}
+	if err := c.kit.quotes.Release(ctx, l.quote.ID, l.token, p); err != nil {
+		c.kit.log.Error("quote could not be released after its run", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
+	}
+}
+
+// stopped reports a run that stopped at item j (of n) of step i: which
+// writes took effect, which may have, which did not run, why, and how to
+// go on.
+func (r *stepRun) stopped(i, j, n int, outcome, reason string) *mcp.CallToolResult {
+	c, t := r.c, r.c.tool
+	c.audit.Failed = t.Steps[i].Name
+	var done, unknown []string
+	var unsafe bool
+	for _, g := range groupCalls(r.calls) {
+		if g.outcome == OutcomeDone {
+			done = append(done, g.describe())
+		} else {
+			unknown = append(unknown, g.describe())
+		}
+	}
+	var notRun []string
+	if rest := n - j - 1; rest > 0 {
+		notRun = append(notRun, fmt.Sprintf("%d more call(s) of step %s", rest, t.Steps[i].Name))
+	}
+	for _, st := range t.Steps[i+1:] {
+		notRun = append(notRun, "step "+st.Name)
+	}
+	reason = strings.TrimSpace(reason)
+	var b strings.Builder
+	if len(done) == 0 && len(unknown) == 0 {
+		fmt.Fprintf(&b, "Nothing was done: step %s failed before any change took effect. %s", t.Steps[i].Name, reason)
+		if l := r.lease; l != nil && l.quote.Progress == nil {
+			fmt.Fprintf(&b, " Quote %s stays valid until %s.", l.quote.ID, l.quote.Expires.UTC().Format("15:04 UTC"))
+		}
+		return errorResult(b.String())
+	}
+	fmt.Fprintf(&b, "Only part of %s was done.", t.Name)
+	if len(done) > 0 {
+		fmt.Fprintf(&b, " Took effect: %s.", strings.Join(done, "; "))
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(&b, " Outcome unknown (sent, but no answer says whether the API applied it): %s.", strings.Join(unknown, "; "))
+	}
+	if len(notRun) > 0 {
+		fmt.Fprintf(&b, " Did not run: %s.", strings.Join(notRun, ", "))
+	}
+	fmt.Fprintf(&b, " %s", reason)
+	unsafe = outcome == OutcomeUnknown && strings.Contains(reason, "not safe to repeat")
+	switch {
+	case r.lease != nil && !unsafe:
+		fmt.Fprintf(&b, " Calling %s again with quote_id %s finishes it: it sends again only what did not certainly take effect, with the same idempotency keys, and asks for no new approval.", t.Name, r.lease.quote.ID)
+		if outcome == outcomeRefused || outcome == outcomeNotSent {
+			b.WriteString(" Do that only once the cause above is resolved.")
+		}
+		b.WriteString(" Tell the user exactly what was and was not done.")
+	default:
+		b.WriteString(" Tell the user exactly what was and was not done before trying anything else.")
+	}
+	return errorResult(b.String())
+}
+
+// callGroup is a step's calls with one outcome, for a message.
+type callGroup struct {
+	step, outcome string
+	calls         int
+	created       []string
+}
+
+func (g callGroup) describe() string {
+	s := "step " + g.step
+	if g.calls > 1 {
+		s += fmt.Sprintf(" (%d calls)", g.calls)
+	}
+	if len(g.created) > 0 {
+		s += ", created " + strings.Join(g.created, ", ")
+	}
+	return s
+}
+
+func groupCalls(calls []CallOutcome) []callGroup {
+	var out []callGroup
+	for _, co := range calls {
+		if n := len(out); n > 0 && out[n-1].step == co.Step && out[n-1].outcome == co.Outcome {
+			out[n-1].calls++
+			out[n-1].created = append(out[n-1].created, co.Created...)
+			continue
+		}
+		out = append(out, callGroup{step: co.Step, outcome: co.Outcome, calls: 1, created: append([]string(nil), co.Created...)})
+	}
+	return out
 }
 
 // composedResult renders the overlay's text (or a summary) and the steps'
 // responses.
-func (c *Call) composedResult(s *Scope, stepsData map[string]any, done []effect) *mcp.CallToolResult {
+func (c *Call) composedResult(s *Scope, stepsData map[string]any, r *stepRun) *mcp.CallToolResult {
 	t := c.tool
 	structured := map[string]any{}
 	for name, e := range stepsData {
@@ -191,7 +457,7 @@ func (c *Call) composedResult(s *Scope, stepsData map[string]any, done []effect)
 		}
 	}
 	if len(content) == 0 {
-		content = append(content, &mcp.TextContent{Text: "Done: " + describeEffects(done) + "."})
+		content = append(content, &mcp.TextContent{Text: "Done: " + r.summary() + "."})
 	}
 	limit := t.MaxBytes
 	if limit <= 0 {
@@ -205,32 +471,19 @@ func (c *Call) composedResult(s *Scope, stepsData map[string]any, done []effect)
 	return &mcp.CallToolResult{Content: content, StructuredContent: v}
 }
 
-// partial reports a failed step: what had taken effect, what failed, and
-// what did not run.
-func (c *Call) partial(done []effect, failed Step, index int, failure *mcp.CallToolResult) *mcp.CallToolResult {
-	t := c.tool
-	reason := strings.TrimSpace(textOf(failure))
-	var notRun []string
-	for _, st := range t.Steps[index+1:] {
-		notRun = append(notRun, st.Name)
+// summary names what a finished run did, for a tool without a text.
+func (r *stepRun) summary() string {
+	var parts []string
+	for _, name := range r.reads {
+		parts = append(parts, "read "+name)
 	}
-	var b strings.Builder
-	if len(done) == 0 {
-		fmt.Fprintf(&b, "Nothing was done: the first step, %s, failed. %s", failed.Name, reason)
-	} else {
-		fmt.Fprintf(&b, "Only part of %s was done. These steps took effect: %s. Then step %s failed", t.Name, describeEffects(done), failed.Name)
-		if len(notRun) > 0 {
-			fmt.Fprintf(&b, ", and the steps after it (%s) did not run", strings.Join(notRun, ", "))
-		}
-		fmt.Fprintf(&b, ". %s", reason)
-		if t.Confirms != "" {
-			fmt.Fprintf(&b, " The quote is used up: do not call %s again with it. Tell the user exactly what was and was not done.", t.Name)
-		} else {
-			b.WriteString(" Tell the user exactly what was and was not done before trying anything else.")
-		}
+	for _, g := range groupCalls(r.calls) {
+		parts = append(parts, g.describe())
 	}
-	c.audit.Failed = failed.Name
-	return errorResult(b.String())
+	if len(parts) == 0 {
+		return "no step had anything to do"
+	}
+	return strings.Join(parts, "; ")
 }
 
 func textOf(res *mcp.CallToolResult) string {
@@ -243,24 +496,9 @@ func textOf(res *mcp.CallToolResult) string {
 	return strings.Join(parts, " ")
 }
 
-func describeEffects(done []effect) string {
-	var parts []string
-	for _, e := range done {
-		s := fmt.Sprintf("%s (%s %s → %d", e.Step, e.Method, e.Path, e.Status)
-		if len(e.Created) > 0 {
-			s += ", created " + strings.Join(e.Created, ", ")
-		}
-		parts = append(parts, s+")")
-	}
-	if len(parts) == 0 {
-		return "no step had anything to do"
-	}
-	return strings.Join(parts, ", ")
-}
-
 // createdIDs lists the ids a write returned that its request did not
 // already name (top-level fields named id or ending in _id), for the audit
-// log and messages: the refund id, not the order id.
+// log and messages: the new record's id, not the ids the request named.
 func createdIDs(body any, r *Request) []string {
 	m, ok := body.(map[string]any)
 	if !ok {
@@ -279,98 +517,6 @@ func createdIDs(body any, r *Request) []string {
 	return out
 }
 
-// takeQuote loads and checks the quote a confirm tool was given, asks for
-// approval, and consumes the quote. A nil result means: go on.
-func (c *Call) takeQuote(s *Scope) (*Quote, *mcp.CallToolResult) {
-	t := c.tool
-	id, _ := c.args["quote_id"].(string)
-	id = strings.TrimSpace(id)
-	store := c.kit.quotes
-	q, err := store.Load(c.ctx, id)
-	now := c.kit.now()
-	switch {
-	case errors.Is(err, ErrQuoteNotFound):
-		return nil, errorResult(fmt.Sprintf("There is no quote %q. Quote ids come from %s; call it (it changes nothing) and use the quote_id it returns. Nothing was done.", id, t.Confirms))
-	case err != nil:
-		c.kit.log.Error("quote store failed", "tool", t.Name, "error", err.Error())
-		return nil, errorResult("The quote could not be read (the server's quote store failed). Nothing was done; try again in a moment.")
-	case q.Identity != c.identity():
-		return nil, errorResult(fmt.Sprintf("Quote %s was made in another customer's session, so it cannot be used here. Nothing was done. Call %s for this customer and show them the amount.", id, t.Confirms))
-	case q.Tool != t.Confirms:
-		return nil, errorResult(fmt.Sprintf("%s is a quote of %s, not of %s. Nothing was done; call %s to get a quote for this action.", id, q.Tool, t.Confirms, t.Confirms))
-	case q.Used:
-		return nil, errorResult(fmt.Sprintf("Quote %s was already carried out (at %s) and cannot be used twice. Nothing more was done. Check the current state (e.g. the order's refunds) instead of retrying.", id, q.UsedAt.UTC().Format("15:04:05 UTC")))
-	case now.After(q.Expires):
-		return nil, errorResult(fmt.Sprintf("Quote %s expired at %s. Nothing was done. Call %s again, tell the customer the new amount, and carry out the new quote.", id, q.Expires.UTC().Format("15:04:05 UTC"), t.Confirms))
-	}
-	s.data["quote"] = map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339), "args": q.Args, "body": q.Body}
-	if t.Approval != nil {
-		if res := c.approve(s, q); res != nil {
-			return nil, res
-		}
-	}
-	if err := store.Consume(c.ctx, id, now); err != nil {
-		if errors.Is(err, ErrQuoteUsed) {
-			return nil, errorResult(fmt.Sprintf("Quote %s was carried out by another call a moment ago and cannot be used twice. Nothing more was done.", id))
-		}
-		return nil, errorResult("The quote could not be consumed (the server's quote store failed). Nothing was done; try again in a moment.")
-	}
-	return q, nil
-}
-
-// approve asks the person through MCP elicitation; nil means approved. The
-// handler returns an input request; go-sdk gets the answer (from a client
-// that speaks multi-round-trip, or by eliciting on the session for older
-// clients) and calls the handler again with it.
-func (c *Call) approve(s *Scope, q *Quote) *mcp.CallToolResult {
-	t := c.tool
-	msg := t.Approval.Message
-	if tm, err := cachedTemplate(msg); err == nil {
-		var buf bytes.Buffer
-		if tm.Execute(&buf, s.data) == nil {
-			msg = strings.TrimSpace(buf.String())
-		}
-	}
-	c.audit.Approval = "asked"
-	if c.req != nil && c.req.Params != nil {
-		if resp, ok := c.req.Params.InputResponses["approval"]; ok {
-			er, _ := resp.(*mcp.ElicitResult)
-			action := ""
-			if er != nil {
-				action = er.Action
-			}
-			c.audit.Approval = action
-			switch action {
-			case "accept":
-				return nil
-			case "decline":
-				return errorResult(fmt.Sprintf("The user declined (%q). Nothing was done, and quote %s stays valid until %s. Ask the user what they want instead; do not retry without their agreement.", msg, q.ID, q.Expires.UTC().Format("15:04 UTC")))
-			default:
-				return errorResult(fmt.Sprintf("The user dismissed the approval request without answering. Nothing was done; quote %s stays valid until %s.", q.ID, q.Expires.UTC().Format("15:04 UTC")))
-			}
-		}
-	}
-	if !c.canElicit() {
-		if t.Approval.Proceed {
-			c.audit.Approval = "not asked: the client cannot elicit; the overlay allows proceeding"
-			return nil
-		}
-		c.audit.Approval = "refused: the client cannot elicit"
-		return errorResult(fmt.Sprintf("This action needs the user's explicit approval (%q), and this client cannot ask for it, so nothing was done. Tell the user it needs their approval in a client that supports it, or in the back office.", msg))
-	}
-	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
-		"approval": &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}},
-	}}
-}
-
-func (c *Call) canElicit() bool {
-	if c.req == nil || c.req.Session == nil {
-		return false
-	}
-	p := c.req.Session.InitializeParams()
-	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
-}
-
 // saveQuote stores the result of a quote tool and returns what the model
 // and the result text see of it.
 func (c *Call) saveQuote(body any) (map[string]any, error) {
@@ -386,4 +532,14 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 	}
 	c.audit.Quote = q
 	return map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339)}, nil
+}
+
+// quoteNotSaved is the result of a quote tool whose quote was not stored.
+func (c *Call) quoteNotSaved(err error) *mcp.CallToolResult {
+	if errors.Is(err, ErrQuoteStoreFull) {
+		c.kit.log.Warn("quote refused: the quote store is full", "tool", c.tool.Name)
+		return errorResult(fmt.Sprintf("The result was computed, but the server holds as many open quotes as it may, so no quote was stored and nothing can be carried out from it. Nothing was changed. Carry out or abandon earlier quotes, or try %s again in a few minutes.", c.tool.Name))
+	}
+	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "error", err.Error())
+	return errorResult("The quote was computed but could not be stored (the server's quote store failed), so it cannot be carried out. Nothing was changed. Try again in a moment.")
 }

@@ -1,0 +1,218 @@
+package mcpkit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// lease is a confirm call's hold on its quote while its steps run.
+type lease struct {
+	quote *Quote
+	token string
+	// approved is when the person approved (zero: not asked).
+	approved time.Time
+}
+
+// takeQuote loads and checks the quote a confirm tool was given, holds it
+// for this call, and asks for approval. A nil result means: run, under the
+// returned lease.
+func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
+	t := c.tool
+	id, _ := c.args["quote_id"].(string)
+	id = strings.TrimSpace(id)
+	store := c.kit.quotes
+	q, err := store.Load(c.ctx, id)
+	now := c.kit.now()
+	if err == nil && q.Identity != c.identity() {
+		if ok, problem := c.identified(); !ok {
+			if problem != "" {
+				return nil, errorResult(fmt.Sprintf("This session's identity cannot be used: %s. Nothing was done with quote %s. Tell the user their session is not identified correctly (they may need to sign in again).", problem, id))
+			}
+			return nil, errorResult(fmt.Sprintf("This session is not identified, so quote %s cannot be carried out here. Nothing was done. Tell the user their session is not identified (they may need to sign in again); do not try other tools to get around it.", id))
+		}
+	}
+	switch {
+	case errors.Is(err, ErrQuoteNotFound):
+		return nil, errorResult(fmt.Sprintf("There is no quote %q. Quote ids come from %s; call it (it changes nothing) and use the quote_id it returns. Nothing was done.", id, t.Confirms))
+	case err != nil:
+		return nil, c.storeFailed("read", err)
+	case q.Identity != c.identity():
+		return nil, errorResult(fmt.Sprintf("Quote %s was made for another caller, so it cannot be used in this session. Nothing was done. Call %s in this session and show the user the result.", id, t.Confirms))
+	case q.Tool != t.Confirms:
+		return nil, errorResult(fmt.Sprintf("%s is a quote of %s, not of %s. Nothing was done; call %s to get a quote for this action.", id, q.Tool, t.Confirms, t.Confirms))
+	case q.Used:
+		return nil, c.alreadyUsed(q)
+	case q.Progress == nil && now.After(q.Expires):
+		return nil, errorResult(fmt.Sprintf("Quote %s expired at %s. Nothing was done. Call %s again, tell the user the new result, and carry out the new quote.", id, q.Expires.UTC().Format("15:04:05 UTC"), t.Confirms))
+	}
+	s.data["quote"] = map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339), "args": q.Args, "body": q.Body}
+
+	// A run that stopped part-way was approved already: it resumes.
+	if q.Progress != nil || t.Approval == nil {
+		l, res := c.hold(q, randomToken(16), c.runUntil(now))
+		if l != nil && q.Progress != nil {
+			l.approved = q.Progress.Approved
+			c.audit.Approval = "resumed"
+		}
+		return l, res
+	}
+
+	msg := c.approvalMessage(s)
+	if a := c.approvalAnswer(id); a != nil {
+		if a.ignored != "" {
+			c.audit.Ignored = a.ignored
+			c.kit.log.Warn("approval answer ignored", "tool", t.Name, "quote", id, "why", a.ignored)
+		} else {
+			return c.answered(q, a, msg)
+		}
+	}
+	return c.ask(q, msg)
+}
+
+// ask holds the quote and asks the person, or, for a client that cannot
+// ask, proceeds or refuses as the overlay says.
+func (c *Call) ask(q *Quote, msg string) (*lease, *mcp.CallToolResult) {
+	t := c.tool
+	now := c.kit.now()
+	until := now.Add(approvalWindow)
+	if q.Expires.Before(until) {
+		until = q.Expires
+	}
+	if !c.canElicit() {
+		if t.Approval.Proceed {
+			c.audit.Approval = "not asked: the client cannot elicit; the overlay allows proceeding"
+			return c.hold(q, randomToken(16), c.runUntil(now))
+		}
+		c.audit.Approval = "refused: the client cannot elicit"
+		return nil, errorResult(fmt.Sprintf("This action needs the user's explicit approval (%q), and this client cannot ask for it, so nothing was done. Tell the user it needs their approval in a client that can ask for it.", msg))
+	}
+	nonce := randomToken(16)
+	l, res := c.hold(q, nonce, until)
+	if res != nil {
+		return nil, res
+	}
+	req, err := c.inputRequest(q, nonce, until, msg)
+	if err != nil {
+		c.release(l, nil)
+		return nil, c.storeFailed("sign", err)
+	}
+	c.pending().set(q.ID, nonce)
+	c.audit.Approval = "asked"
+	return nil, req
+}
+
+// answered acts on the person's answer to this call's approval request.
+func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolResult) {
+	now := c.kit.now()
+	action := ""
+	if a.result != nil {
+		action = a.result.Action
+	}
+	if action == "" {
+		// The state is ours but carries no answer: ask again under it.
+		res, err := c.inputRequest(q, a.claims.Nonce, a.claims.ExpiresAt.Time, msg)
+		if err != nil {
+			return nil, c.storeFailed("hold", err)
+		}
+		c.pending().set(q.ID, a.claims.Nonce)
+		c.audit.Approval = "asked"
+		return nil, res
+	}
+	c.audit.Approval = action
+	if action != "accept" {
+		c.pending().set("", "")
+		if err := c.kit.quotes.Release(c.ctx, q.ID, a.claims.Nonce, nil); err != nil {
+			// Not this request's hold (answered already): it counts for
+			// nothing.
+			c.audit.Ignored = "requestState already answered or lapsed"
+			return c.ask(q, msg)
+		}
+		until := q.Expires.UTC().Format("15:04 UTC")
+		if action == "decline" {
+			return nil, errorResult(fmt.Sprintf("The user declined (%q). Nothing was done, and quote %s stays valid until %s. Ask the user what they want instead; do not retry without their agreement.", msg, q.ID, until))
+		}
+		return nil, errorResult(fmt.Sprintf("The user dismissed the approval request without answering. Nothing was done; quote %s stays valid until %s.", q.ID, until))
+	}
+	// Accepting swaps the hold from the request's nonce to this run: a
+	// replay of the same state finds the nonce no longer holding it.
+	token := randomToken(16)
+	err := c.kit.quotes.Hold(c.ctx, q.ID, Hold{From: a.claims.Nonce, To: token, Until: c.runUntil(now), Now: now})
+	c.pending().set("", "")
+	switch {
+	case err == nil:
+		return &lease{quote: q, token: token, approved: now}, nil
+	case errors.Is(err, ErrQuoteUsed):
+		return nil, c.alreadyUsed(q)
+	case errors.Is(err, ErrQuoteNotHeld), errors.Is(err, ErrQuoteNotFound):
+		// Answered already, or the request lapsed: this answer counts for
+		// nothing, and the person is asked afresh.
+		c.audit.Ignored = "requestState already answered or lapsed"
+		c.kit.log.Warn("approval answer ignored", "tool", c.tool.Name, "quote", q.ID, "why", c.audit.Ignored)
+		return c.ask(q, msg)
+	}
+	return nil, c.storeFailed("hold", err)
+}
+
+// hold takes the free quote for this call, under token, until until, or
+// says why not.
+func (c *Call) hold(q *Quote, token string, until time.Time) (*lease, *mcp.CallToolResult) {
+	err := c.kit.quotes.Hold(c.ctx, q.ID, Hold{To: token, Until: until, Now: c.kit.now()})
+	switch {
+	case err == nil:
+		return &lease{quote: q, token: token}, nil
+	case errors.Is(err, ErrQuoteHeld):
+		c.audit.Approval = "not asked: the quote is held by another call"
+		return nil, errorResult(fmt.Sprintf("Quote %s is being carried out by another call right now (its approval may be waiting for the user). This call did nothing. Wait for that call's result instead of calling %s again.", q.ID, c.tool.Name))
+	case errors.Is(err, ErrQuoteUsed):
+		return nil, c.alreadyUsed(q)
+	}
+	return nil, c.storeFailed("hold", err)
+}
+
+// runUntil bounds a hold while the steps run: every request may take the
+// timeout, with retries, and a few minutes more.
+func (c *Call) runUntil(now time.Time) time.Time {
+	cfg := c.kit.cfg
+	return now.Add(5*time.Minute + time.Duration(len(c.tool.Steps)*(cfg.Retries+1))*cfg.Timeout)
+}
+
+// release gives the quote back, keeping progress when some of the run
+// took effect or may have.
+func (c *Call) release(l *lease, p *Progress) {
+	if l == nil {
+		return
+	}
+	if err := c.kit.quotes.Release(c.ctx, l.quote.ID, l.token, p); err != nil {
+		c.kit.log.Error("quote could not be released", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
+	}
+}
+
+func (c *Call) alreadyUsed(q *Quote) *mcp.CallToolResult {
+	at := ""
+	if !q.UsedAt.IsZero() {
+		at = " (at " + q.UsedAt.UTC().Format("15:04:05 UTC") + ")"
+	}
+	return errorResult(fmt.Sprintf("Quote %s was already carried out%s and cannot be used twice. Nothing more was done. Check the current state with a read-only tool instead of retrying.", q.ID, at))
+}
+
+func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
+	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "op", op, "error", err.Error())
+	return errorResult("The quote could not be used (the server's quote store failed). Nothing was done; try again in a moment.")
+}
+
+// approvalMessage renders the overlay's approval message over the quote.
+func (c *Call) approvalMessage(s *Scope) string {
+	msg := c.tool.Approval.Message
+	if tm, err := cachedTemplate(msg); err == nil {
+		var buf bytes.Buffer
+		if tm.Execute(&buf, s.data) == nil {
+			msg = strings.TrimSpace(buf.String())
+		}
+	}
+	return msg
+}

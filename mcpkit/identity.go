@@ -1,0 +1,154 @@
+package mcpkit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The identity policy: where a context value (a customer, a tenant, a
+// user: whatever the overlay's server.context names) may come from, and
+// which source wins. It is enforced here and nowhere else.
+//
+//  1. A claim of the caller's verified bearer token. It must be a
+//     non-empty string; a number, object, array or boolean is refused,
+//     never turned into text.
+//  2. When bearer tokens are verified (Config.Verifier), nothing else
+//     counts: a token without the claim leaves the value missing, and the
+//     request's header and the server's environment are ignored, unless
+//     the operator allows unverified sources (Config.AllowUnverifiedContext;
+//     --allow-unverified-context), in which case they fill only a claim
+//     the token lacks.
+//  3. Otherwise, the MCP HTTP request's header, then the server's
+//     environment variable. Over stdio there are no headers: the
+//     environment is the session's identity.
+//
+// A value that is missing (or refused) makes the call an isError result
+// before anything is sent; no argument can stand in for it. Start-up
+// refuses a server whose policy could never resolve a value (a verifier
+// and a value without a claim source), and one that would read identity
+// headers on a non-loopback address without the operator saying a trusted
+// gateway sets them (see Run).
+
+// contextSource is where a context value came from, for the audit log.
+type contextSource string
+
+const (
+	fromClaim  contextSource = "claim"
+	fromHeader contextSource = "header"
+	fromEnv    contextSource = "env"
+)
+
+// lookupContext resolves a context value by the policy above. problem is
+// set when a source holds a value that must not be used.
+func (c *Call) lookupContext(cv *ContextValue) (v string, src contextSource, problem string) {
+	if cv.Claim != "" && c.token != nil {
+		raw, present := claimValue(c.token, cv.Claim)
+		if present {
+			s, ok := raw.(string)
+			if !ok {
+				return "", "", fmt.Sprintf("the %s claim of the caller's token is %s, not a string, so it cannot be used as %s", cv.Claim, jsonKind(raw), cv.Name)
+			}
+			if s != "" {
+				return s, fromClaim, ""
+			}
+		}
+	}
+	if c.verified() && !c.kit.cfg.AllowUnverifiedContext {
+		return "", "", ""
+	}
+	if cv.Header != "" && c.header != nil {
+		if v := c.header.Get(cv.Header); v != "" {
+			return v, fromHeader, ""
+		}
+	}
+	if cv.Env != "" {
+		if v := c.kit.cfg.Getenv(cv.Env); v != "" {
+			return v, fromEnv, ""
+		}
+	}
+	return "", "", ""
+}
+
+// verified reports whether the caller's identity comes from verified
+// tokens: a verifier is configured, or this request carries a token a
+// verifier accepted (a server embedding mcpkit behind its own).
+func (c *Call) verified() bool { return c.kit.cfg.Verifier != nil || c.token != nil }
+
+// claimValue reads a claim of a verified token; "sub" falls back to the
+// token's user id.
+func claimValue(t *auth.TokenInfo, name string) (any, bool) {
+	if v, ok := t.Extra[name]; ok && v != nil {
+		return v, true
+	}
+	if name == "sub" && t.UserID != "" {
+		return t.UserID, true
+	}
+	return nil, false
+}
+
+// jsonKind names a decoded JSON value's type for a message.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case nil:
+		return "null"
+	}
+	return "a number"
+}
+
+// contextSources lists, for a message, the sources that count for cv in
+// this call under the policy.
+func (c *Call) contextSources(cv *ContextValue) []string {
+	var from []string
+	if cv.Claim != "" && c.token != nil {
+		from = append(from, "the "+cv.Claim+" claim of the caller's verified token")
+	}
+	if c.verified() && !c.kit.cfg.AllowUnverifiedContext {
+		return from
+	}
+	if cv.Header != "" && c.header != nil {
+		from = append(from, "the "+cv.Header+" header of the MCP request")
+	}
+	if cv.Env != "" {
+		from = append(from, "the server's "+cv.Env+" setting")
+	}
+	return from
+}
+
+// missingContext is the result for a call whose caller context lacks a
+// value, or holds one that must not be used.
+func (c *Call) missingContext() *mcp.CallToolResult {
+	cv := c.missing
+	if c.contextProblem != "" {
+		c.kit.log.Warn("call refused: caller context value unusable", "tool", c.tool.Name, "context", cv.Name, "problem", c.contextProblem)
+		return errorResult(fmt.Sprintf("This session's identity cannot be used: %s. Nothing was sent to the API. Tell the user their session is not identified correctly (they may need to sign in again); do not ask them for it or try other tools to get around it.", c.contextProblem))
+	}
+	from := c.contextSources(cv)
+	where := "none of its sources is available in this session"
+	if len(from) > 0 {
+		where = "the server takes it from " + strings.Join(from, " or ") + ", and none was provided"
+	}
+	c.kit.log.Warn("call refused: caller context value missing", "tool", c.tool.Name, "context", cv.Name)
+	return errorResult(fmt.Sprintf("This session has no %s: %s, so nothing was sent to the API. It identifies the caller and cannot be given as a tool argument. Tell the user their session is not identified (they may need to sign in again); do not ask them for it or try other tools to get around it.", cv.Name, where))
+}
+
+// identified reports whether the call resolves every context value the
+// API declares, and the first problem found.
+func (c *Call) identified() (bool, string) {
+	for i := range c.kit.api.Context {
+		if _, src, problem := c.lookupContext(&c.kit.api.Context[i]); problem != "" || src == "" {
+			return false, problem
+		}
+	}
+	return true, ""
+}
