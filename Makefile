@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: all build demo demo-petstore test test-short golden generate check-examples inspector vet bench
+.PHONY: all build demo demo-petstore test test-short golden generate check-examples inspector vet bench fuzz
 
 all: build test
 
@@ -43,6 +43,11 @@ golden:
 
 generate:
 	$(GO) generate ./examples/...
+
+# Fuzz the stdio frame filter for a while (make test runs its seed corpus).
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test ./mcpkit -run '^$$' -fuzz FuzzStdioFilter -fuzztime $(FUZZTIME)
 
 # Fail when the committed example output differs from a fresh generation.
 check-examples: generate

@@ -8,29 +8,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The identity policy: where a context value (a customer, a tenant, a
-// user: whatever the overlay's server.context names) may come from, and
-// which source wins. It is enforced here and nowhere else.
-//
-//  1. A claim of the caller's verified bearer token. It must be a
-//     non-empty string; a number, object, array or boolean is refused,
-//     never turned into text.
-//  2. When bearer tokens are verified (Config.Verifier), nothing else
-//     counts: a token without the claim leaves the value missing, and the
-//     request's header and the server's environment are ignored, unless
-//     the operator allows unverified sources (Config.AllowUnverifiedContext;
-//     --allow-unverified-context), in which case they fill only a claim
-//     the token lacks.
-//  3. Otherwise, the MCP HTTP request's header, then the server's
-//     environment variable. Over stdio there are no headers: the
-//     environment is the session's identity.
-//
-// A value that is missing (or refused) makes the call an isError result
-// before anything is sent; no argument can stand in for it. Start-up
-// refuses a server whose policy could never resolve a value (a verifier
-// and a value without a claim source), and one that would read identity
-// headers on a non-loopback address without the operator saying a trusted
-// gateway sets them (see Run).
+// The identity policy is written down in the package doc (doc.go); this
+// file is where it is enforced, and the only place.
 
 // contextSource is where a context value came from, for the audit log.
 type contextSource string
