@@ -528,3 +528,63 @@ func TestHostileForEachNotAList(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileFailedApprovalReleases: when asking the person fails (the
+// client's elicitation errs), the quote is given back: the next confirm
+// asks again instead of finding it held.
+func TestHostileFailedApprovalReleases(t *testing.T) {
+	for _, sv := range backofficeServers() {
+		t.Run(sv.kind, func(t *testing.T) {
+			rig := newShop(t)
+			var asked atomic.Int32
+			opts := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				if asked.Add(1) == 1 {
+					return nil, fmt.Errorf("the approval dialog crashed")
+				}
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			}}
+			srv := startBackoffice(t, sv, "http", rig, opts)
+			q := quote5531(t, srv)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if _, err := srv.Session.CallTool(ctx, &mcp.CallToolParams{Name: "refund_items", Arguments: map[string]any{"quote_id": q}}); err == nil {
+				t.Fatal("the failed approval round trip did not fail the call")
+			}
+			eq(t, "writes", writes(rig), 0)
+			res := srv.Call(t, "refund_items", map[string]any{"quote_id": q})
+			eq(t, "the second confirm", res.IsError, false)
+			eq(t, "prompts", int(asked.Load()), 2)
+			eq(t, "refunds", len(rig.shop.Refunds("5531")), 1)
+			contains(t, srv.Stderr(), `"msg":"approval request failed; quote released"`)
+		})
+	}
+}
+
+// TestHostileReadsAreNotEffects: a composed read-only tool that fails
+// part-way says nothing was changed; its reads are not reported as
+// changes that took effect.
+func TestHostileReadsAreNotEffects(t *testing.T) {
+	for _, sv := range backofficeServers() {
+		t.Run(sv.kind, func(t *testing.T) {
+			rig := newShop(t)
+			h := rig.shop.Handler()
+			broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/refunds") {
+					w.WriteHeader(http.StatusBadRequest)
+					return
+				}
+				h.ServeHTTP(w, r)
+			}))
+			t.Cleanup(broken.Close)
+			rig.url = broken.URL
+			srv := startBackoffice(t, sv, "stdio", rig, nil)
+			res := srv.Call(t, "order_status", map[string]any{"order_id": "5531"})
+			eq(t, "isError", res.IsError, true)
+			text := testkit.Text(res)
+			contains(t, text, "Nothing was done: step refunds failed before any change took effect.")
+			if strings.Contains(text, "Took effect") || strings.Contains(text, "/orders/5531") {
+				t.Errorf("reads reported as effects, or the path printed:\n%s", text)
+			}
+		})
+	}
+}

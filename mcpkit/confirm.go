@@ -167,7 +167,11 @@ func (c *Call) hold(q *Quote, token string, until time.Time) (*lease, *mcp.CallT
 		return &lease{quote: q, token: token}, nil
 	case errors.Is(err, ErrQuoteHeld):
 		c.audit.Approval = "not asked: the quote is held by another call"
-		return nil, errorResult(fmt.Sprintf("Quote %s is being carried out by another call right now (its approval may be waiting for the user). This call did nothing. Wait for that call's result instead of calling %s again.", q.ID, c.tool.Name))
+		free := ""
+		if !q.HeldUntil.IsZero() {
+			free = fmt.Sprintf(" If that call was abandoned, the quote is free again from %s.", q.HeldUntil.UTC().Format("15:04:05 UTC"))
+		}
+		return nil, errorResult(fmt.Sprintf("Quote %s is being carried out by another call right now (its approval may be waiting for the user). This call did nothing. Wait for that call's result instead of calling %s again.%s", q.ID, c.tool.Name, free))
 	case errors.Is(err, ErrQuoteUsed):
 		return nil, c.alreadyUsed(q)
 	}
