@@ -318,6 +318,24 @@ func safeToRepeat(r *Request) bool {
 	return false
 }
 
+// allCalls are the write calls of this run and of earlier runs it did not
+// get to (a run that stops early still reports what they did).
+func (r *stepRun) allCalls() []CallOutcome {
+	calls := append([]CallOutcome(nil), r.calls...)
+	seen := map[string]bool{}
+	for _, co := range calls {
+		seen[callKey(co.Step, co.Item)] = true
+	}
+	if r.lease != nil && r.lease.quote.Progress != nil {
+		for _, co := range r.lease.quote.Progress.Calls {
+			if !seen[callKey(co.Step, co.Item)] {
+				calls = append(calls, co)
+			}
+		}
+	}
+	return calls
+}
+
 // settle finishes a confirm run's hold: the quote is consumed when every
 // step ran, released with its progress when some write took effect or may
 // have, and released as it was otherwise.
@@ -335,8 +353,8 @@ func (r *stepRun) settle(complete bool) {
 		return
 	}
 	var p *Progress
-	if len(r.calls) > 0 {
-		p = &Progress{Approved: l.approved, Calls: r.calls}
+	if calls := r.allCalls(); len(calls) > 0 {
+		p = &Progress{Approved: l.approved, Calls: calls}
 	}
 	if err := c.kit.quotes.Release(ctx, l.quote.ID, l.token, p); err != nil {
 		c.kit.log.Error("quote could not be released after its run", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
@@ -351,7 +369,7 @@ func (r *stepRun) stopped(i, j, n int, outcome, reason string) *mcp.CallToolResu
 	c.audit.Failed = t.Steps[i].Name
 	var done, unknown []string
 	var unsafe bool
-	for _, g := range groupCalls(r.calls) {
+	for _, g := range groupCalls(r.allCalls()) {
 		if g.outcome == OutcomeDone {
 			done = append(done, g.describe())
 		} else {
