@@ -79,7 +79,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintf(stderr, "  %s_APPROVAL_KEY\tkey (32+ bytes) signing approval requests; replicas behind one endpoint share it (default: random per process)\n", api.EnvPrefix)
 			for _, cv := range api.Context {
 				if cv.Env != "" {
-					fmt.Fprintf(stderr, "  %s\tcontext value %q (see the identity policy: used when no verified claim or header provides it)\n", cv.Env, cv.Name)
+					fmt.Fprintf(stderr, "  %s\tcontext value %q when no header provides it; with bearer tokens verified, only with --allow-unverified-context\n", cv.Env, cv.Name)
 				}
 			}
 		}()
