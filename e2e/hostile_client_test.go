@@ -355,11 +355,11 @@ func TestHostileConcurrentConfirms(t *testing.T) {
 				recs := finals(audits(t, srv, "refund_items", 21))
 				held := 0
 				for _, r := range recs {
-					if r.Approval == "not asked: the quote is held by another call" && len(r.Calls) == 0 {
+					if r.Approval == "not asked: the quote is reserved by another call" && len(r.Calls) == 0 {
 						held++
 					}
 				}
-				eq(t, "audit: confirms that found the quote held", held, 19)
+				eq(t, "audit: confirms that found the quote reserved", held, 19)
 			})
 		}
 	}
@@ -531,7 +531,7 @@ func TestHostileForEachNotAList(t *testing.T) {
 
 // TestHostileFailedApprovalReleases: when asking the person fails (the
 // client's elicitation errs), the quote is given back: the next confirm
-// asks again instead of finding it held.
+// asks again instead of finding it reserved.
 func TestHostileFailedApprovalReleases(t *testing.T) {
 	for _, sv := range backofficeServers() {
 		t.Run(sv.kind, func(t *testing.T) {

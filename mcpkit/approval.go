@@ -17,18 +17,18 @@ import (
 
 // An approval answers a request the server made, for this call, once.
 //
-// When a confirm tool needs the person's approval, the server first holds
-// the quote under a fresh random token (the nonce), then returns an input
-// request with a requestState: an HS256-signed token of the quote id, the
-// tool, a hash of the session id and the caller's identity (in stateless
-// HTTP there is no session: the identity alone), the nonce and an expiry.
-// The client (natively, or go-sdk on its behalf by eliciting on the
-// session) calls again with the person's answer and that state. Only an
-// answer whose state verifies, names this quote, tool and caller, and
-// whose nonce still holds the quote counts; accepting swaps the hold to a
-// new token in one atomic store step, so a replayed state finds the quote
-// no longer held by its nonce. inputResponses without a valid state count
-// as no approval: the person is asked.
+// When a confirm tool needs the person's approval, the server first
+// reserves the quote under a fresh random token (the nonce), then returns
+// an input request with a requestState: an HS256-signed token of the quote
+// id, the tool, a hash of the session id and the caller's identity (in
+// stateless HTTP there is no session: the identity alone), the nonce and
+// an expiry. The client (natively, or go-sdk on its behalf by eliciting on
+// the session) calls again with the person's answer and that state. Only
+// an answer whose state verifies, names this quote, tool and caller, and
+// whose nonce still holds the quote's reservation counts; accepting swaps
+// the reservation to a new token in one atomic store step, so a replayed
+// state finds the quote no longer reserved by its nonce. inputResponses
+// without a valid state count as no approval: the person is asked.
 //
 // The key is random per process unless Config.ApprovalKey is set, so a
 // state can be checked without any server memory (stateless HTTP), and
@@ -146,7 +146,7 @@ func (c *Call) canElicit() bool {
 }
 
 // inputRequest asks the person to approve msg, with the signed state of
-// the hold.
+// the reservation.
 func (c *Call) inputRequest(q *Quote, nonce string, until time.Time, msg string) (*mcp.CallToolResult, error) {
 	state, err := c.kit.states.sign(approvalClaims{Quote: q.ID, Tool: c.tool.Name, Bind: c.binding(), Nonce: nonce,
 		RegisteredClaims: jwt.RegisteredClaims{ExpiresAt: jwt.NewNumericDate(until), IssuedAt: jwt.NewNumericDate(c.kit.now())}})
@@ -161,11 +161,11 @@ func (c *Call) inputRequest(q *Quote, nonce string, until time.Time, msg string)
 	}, nil
 }
 
-// pendingHolds lets the server release a quote held for an approval
+// pendingReservation lets the server release a quote reserved for an approval
 // request when the round trip fails before the handler sees the answer
 // (go-sdk elicits on the session for older clients; when that fails, the
 // handler is not called again).
-type pendingHolds struct {
+type pendingReservation struct {
 	mu    sync.Mutex
 	quote string
 	token string
@@ -173,7 +173,7 @@ type pendingHolds struct {
 
 type pendingKey struct{}
 
-func (p *pendingHolds) set(quote, token string) {
+func (p *pendingReservation) set(quote, token string) {
 	if p == nil {
 		return
 	}
@@ -182,7 +182,7 @@ func (p *pendingHolds) set(quote, token string) {
 	p.mu.Unlock()
 }
 
-func (p *pendingHolds) take() (quote, token string) {
+func (p *pendingReservation) take() (quote, token string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	quote, token = p.quote, p.token
@@ -190,20 +190,20 @@ func (p *pendingHolds) take() (quote, token string) {
 	return quote, token
 }
 
-func (c *Call) pending() *pendingHolds {
-	p, _ := c.ctx.Value(pendingKey{}).(*pendingHolds)
+func (c *Call) pending() *pendingReservation {
+	p, _ := c.ctx.Value(pendingKey{}).(*pendingReservation)
 	return p
 }
 
 // releaseFailedApprovals is a receiving middleware, outside go-sdk's own:
-// a tools/call that ends in a protocol error while its quote is held for
+// a tools/call that ends in a protocol error while its quote is reserved for
 // an approval request gives the quote back.
 func (k *Kit) releaseFailedApprovals(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		p := &pendingHolds{}
+		p := &pendingReservation{}
 		res, err := next(context.WithValue(ctx, pendingKey{}, p), method, req)
 		if err != nil {
 			if quote, token := p.take(); token != "" {

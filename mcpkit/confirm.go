@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// lease is a confirm call's hold on its quote while its steps run.
+// lease is a confirm call's reservation of its quote while its steps run.
 type lease struct {
 	quote *Quote
 	token string
@@ -18,7 +18,7 @@ type lease struct {
 	approved time.Time
 }
 
-// takeQuote loads and checks the quote a confirm tool was given, holds it
+// takeQuote loads and checks the quote a confirm tool was given, reserves it
 // for this call, and asks for approval. A nil result means: run, under the
 // returned lease.
 func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
@@ -54,7 +54,7 @@ func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
 
 	// A run that stopped part-way was approved already: it resumes.
 	if q.Progress != nil || t.Approval == nil {
-		l, res := c.hold(q, randomToken(16), c.runUntil(now))
+		l, res := c.reserve(q, randomToken(16), c.runUntil(now))
 		if l != nil && q.Progress != nil {
 			l.approved = q.Progress.Approved
 			c.audit.Approval = "resumed"
@@ -74,7 +74,7 @@ func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
 	return c.ask(q, msg)
 }
 
-// ask holds the quote and asks the person, or, for a client that cannot
+// ask reserves the quote and asks the person, or, for a client that cannot
 // ask, proceeds or refuses as the overlay says.
 func (c *Call) ask(q *Quote, msg string) (*lease, *mcp.CallToolResult) {
 	t := c.tool
@@ -86,13 +86,13 @@ func (c *Call) ask(q *Quote, msg string) (*lease, *mcp.CallToolResult) {
 	if !c.canElicit() {
 		if t.Approval.Proceed {
 			c.audit.Approval = "not asked: the client cannot elicit; the overlay allows proceeding"
-			return c.hold(q, randomToken(16), c.runUntil(now))
+			return c.reserve(q, randomToken(16), c.runUntil(now))
 		}
 		c.audit.Approval = "refused: the client cannot elicit"
 		return nil, errorResult(fmt.Sprintf("This action needs the user's explicit approval (%q), and this client cannot ask for it, so nothing was done. Tell the user it needs their approval in a client that can ask for it.", msg))
 	}
 	nonce := randomToken(16)
-	l, res := c.hold(q, nonce, until)
+	l, res := c.reserve(q, nonce, until)
 	if res != nil {
 		return nil, res
 	}
@@ -117,7 +117,7 @@ func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolR
 		// The state is ours but carries no answer: ask again under it.
 		res, err := c.inputRequest(q, a.claims.Nonce, a.claims.ExpiresAt.Time, msg)
 		if err != nil {
-			return nil, c.storeFailed("hold", err)
+			return nil, c.storeFailed("reserve", err)
 		}
 		c.pending().set(q.ID, a.claims.Nonce)
 		c.audit.Approval = "asked"
@@ -127,7 +127,7 @@ func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolR
 	if action != "accept" {
 		c.pending().set("", "")
 		if err := c.kit.quotes.Release(c.ctx, q.ID, a.claims.Nonce, nil); err != nil {
-			// Not this request's hold (answered already): it counts for
+			// Not this request's reservation (answered already): it counts for
 			// nothing.
 			c.audit.Ignored = "requestState already answered or lapsed"
 			return c.ask(q, msg)
@@ -138,47 +138,47 @@ func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolR
 		}
 		return nil, errorResult(fmt.Sprintf("The user dismissed the approval request without answering. Nothing was done; quote %s stays valid until %s.", q.ID, until))
 	}
-	// Accepting swaps the hold from the request's nonce to this run: a
-	// replay of the same state finds the nonce no longer holding it.
+	// Accepting swaps the reservation from the request's nonce to this run:
+	// a replay of the same state finds the nonce no longer holding it.
 	token := randomToken(16)
-	err := c.kit.quotes.Hold(c.ctx, q.ID, Hold{From: a.claims.Nonce, To: token, Until: c.runUntil(now), Now: now})
+	err := c.kit.quotes.Reserve(c.ctx, q.ID, Reservation{From: a.claims.Nonce, To: token, Until: c.runUntil(now), Now: now})
 	c.pending().set("", "")
 	switch {
 	case err == nil:
 		return &lease{quote: q, token: token, approved: now}, nil
 	case errors.Is(err, ErrQuoteUsed):
 		return nil, c.alreadyUsed(q)
-	case errors.Is(err, ErrQuoteNotHeld), errors.Is(err, ErrQuoteNotFound):
+	case errors.Is(err, ErrQuoteNotReserved), errors.Is(err, ErrQuoteNotFound):
 		// Answered already, or the request lapsed: this answer counts for
 		// nothing, and the person is asked afresh.
 		c.audit.Ignored = "requestState already answered or lapsed"
 		c.kit.log.Warn("approval answer ignored", "tool", c.tool.Name, "quote", q.ID, "why", c.audit.Ignored)
 		return c.ask(q, msg)
 	}
-	return nil, c.storeFailed("hold", err)
+	return nil, c.storeFailed("reserve", err)
 }
 
-// hold takes the free quote for this call, under token, until until, or
-// says why not.
-func (c *Call) hold(q *Quote, token string, until time.Time) (*lease, *mcp.CallToolResult) {
-	err := c.kit.quotes.Hold(c.ctx, q.ID, Hold{To: token, Until: until, Now: c.kit.now()})
+// reserve takes the free quote for this call, under token, until until,
+// or says why not.
+func (c *Call) reserve(q *Quote, token string, until time.Time) (*lease, *mcp.CallToolResult) {
+	err := c.kit.quotes.Reserve(c.ctx, q.ID, Reservation{To: token, Until: until, Now: c.kit.now()})
 	switch {
 	case err == nil:
 		return &lease{quote: q, token: token}, nil
-	case errors.Is(err, ErrQuoteHeld):
-		c.audit.Approval = "not asked: the quote is held by another call"
+	case errors.Is(err, ErrQuoteReserved):
+		c.audit.Approval = "not asked: the quote is reserved by another call"
 		free := ""
-		if !q.HeldUntil.IsZero() {
-			free = fmt.Sprintf(" If that call was abandoned, the quote is free again from %s.", q.HeldUntil.UTC().Format("15:04:05 UTC"))
+		if !q.ReservedUntil.IsZero() {
+			free = fmt.Sprintf(" If that call was abandoned, the quote is free again from %s.", q.ReservedUntil.UTC().Format("15:04:05 UTC"))
 		}
 		return nil, errorResult(fmt.Sprintf("Quote %s is being carried out by another call right now (its approval may be waiting for the user). This call did nothing. Wait for that call's result instead of calling %s again.%s", q.ID, c.tool.Name, free))
 	case errors.Is(err, ErrQuoteUsed):
 		return nil, c.alreadyUsed(q)
 	}
-	return nil, c.storeFailed("hold", err)
+	return nil, c.storeFailed("reserve", err)
 }
 
-// runUntil bounds a hold while the steps run: every request may take the
+// runUntil bounds a reservation while the steps run: every request may take the
 // timeout, with retries, and a few minutes more.
 func (c *Call) runUntil(now time.Time) time.Time {
 	cfg := c.kit.cfg

@@ -45,7 +45,7 @@
 //
 // # Approvals and quotes
 //
-// A confirm tool holds its quote in the QuoteStore before asking the
+// A confirm tool reserves its quote in the QuoteStore before asking the
 // person, and counts an answer only with the signed requestState of the
 // request it made (approval.go): for this quote, tool, session and caller,
 // once. A run that stops part-way keeps its progress in the quote, and the

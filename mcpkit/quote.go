@@ -43,10 +43,11 @@ type Quote struct {
 	Expires  time.Time      `json:"expires"`
 	Used     bool           `json:"used"`
 	UsedAt   time.Time      `json:"used_at,omitzero"`
-	// Holder is the token of the confirm call that holds the quote (asking
-	// the person, or running its steps) until HeldUntil; empty when free.
-	Holder    string    `json:"holder,omitempty"`
-	HeldUntil time.Time `json:"held_until,omitzero"`
+	// ReservedBy is the token of the confirm call that has reserved the
+	// quote (asking the person, or running its steps) until ReservedUntil;
+	// empty when the quote is free.
+	ReservedBy    string    `json:"reserved_by,omitempty"`
+	ReservedUntil time.Time `json:"reserved_until,omitzero"`
 	// Progress is set when an approved run stopped part-way: what took
 	// effect, and what may have. A later confirm resumes from it.
 	Progress *Progress `json:"progress,omitempty"`
@@ -91,31 +92,31 @@ type CallOutcome struct {
 var (
 	ErrQuoteNotFound = errors.New("quote not found")
 	ErrQuoteUsed     = errors.New("quote already used")
-	// ErrQuoteHeld: another confirm call holds the quote.
-	ErrQuoteHeld = errors.New("quote held by another call")
-	// ErrQuoteNotHeld: the token given does not hold the quote (its hold
-	// lapsed, or it never held it).
-	ErrQuoteNotHeld = errors.New("quote not held by this call")
+	// ErrQuoteReserved: another confirm call has reserved the quote.
+	ErrQuoteReserved = errors.New("quote reserved by another call")
+	// ErrQuoteNotReserved: the token given does not hold the quote's
+	// reservation (it lapsed, or it never held it).
+	ErrQuoteNotReserved = errors.New("quote not reserved by this call")
 	// ErrQuoteStoreFull: the store is at its capacity; no quote is saved.
 	ErrQuoteStoreFull = errors.New("quote store full")
 )
 
-// Hold is a request to hold a quote: From is the token that must hold it
-// now ("" for a quote that must be free), To the token that holds it
-// afterwards, until Until.
-type Hold struct {
+// Reservation asks to reserve a quote: From is the token that must hold
+// the reservation now ("" for a quote that must be free), To the token that
+// holds it afterwards, until Until.
+type Reservation struct {
 	From, To string
 	Until    time.Time
-	// Now decides whether an earlier hold has lapsed.
+	// Now decides whether an earlier reservation has lapsed.
 	Now time.Time
 }
 
 // QuoteStore keeps quotes between the quote call and the confirm call and
-// moves each through its life: saved; held by one confirm call while the
-// person is asked and while its steps run; then consumed (the run
+// moves each through its life: saved; reserved by one confirm call while
+// the person is asked and while its steps run; then consumed (the run
 // finished), or released (declined, nothing took effect, or stopped
-// part-way with its Progress). Holding before asking is what makes one
-// prompt per quote: concurrent confirms find it held and do nothing.
+// part-way with its Progress). Reserving before asking is what makes one
+// prompt per quote: concurrent confirms find it reserved and do nothing.
 //
 // Every method is one atomic step of the store, so that a shared store
 // keeps these guarantees across replicas:
@@ -125,23 +126,27 @@ type Hold struct {
 //     capacity. Redis: SET quote:<id> <json> NX PXAT <keep-until>, with the
 //     capacity as a counter checked in the same script.
 //   - Load: the quote, or ErrQuoteNotFound. Redis: GET.
-//   - Hold: compare-and-set of the holder: succeeds when the quote is not
-//     used and its holder is h.From (for From == "": no holder, or a hold
-//     that lapsed before h.Now); ErrQuoteUsed, ErrQuoteHeld (From == "")
-//     or ErrQuoteNotHeld otherwise. Redis: one EVAL of a Lua script over
-//     the quote's key; SQL: UPDATE quotes SET holder=$to, held_until=$until
-//     WHERE id=$id AND used_at IS NULL AND (holder=$from OR ($from IS NULL AND
-//     (holder IS NULL OR held_until < $now))), then check the row count.
-//   - Release: when token holds the quote, clear the holder and store
-//     progress (nil leaves the stored one); else ErrQuoteNotHeld. One script/UPDATE.
-//   - Consume: when token holds the quote, mark it used at `at` and clear
-//     the holder; else ErrQuoteUsed or ErrQuoteNotHeld. One script/UPDATE.
+//   - Reserve: compare-and-set of the reservation: succeeds when the quote
+//     is not used and its reservation is held by r.From (for From == "": no
+//     reservation, or one that lapsed before r.Now); ErrQuoteUsed,
+//     ErrQuoteReserved (From == "") or ErrQuoteNotReserved otherwise.
+//     Redis: one EVAL of a Lua script over the quote's key; SQL: UPDATE
+//     quotes SET reserved_by=$to, reserved_until=$until WHERE id=$id AND
+//     used_at IS NULL AND (reserved_by=$from OR ($from IS NULL AND
+//     (reserved_by IS NULL OR reserved_until < $now))), then check the row
+//     count.
+//   - Release: when token holds the reservation, clear it and store
+//     progress (nil leaves the stored one); else ErrQuoteNotReserved. One
+//     script or UPDATE.
+//   - Consume: when token holds the reservation, mark the quote used at
+//     `at` and clear the reservation; else ErrQuoteUsed or
+//     ErrQuoteNotReserved. One script or UPDATE.
 //
 // Quotes are JSON-serializable for that purpose.
 type QuoteStore interface {
 	Save(ctx context.Context, q *Quote) error
 	Load(ctx context.Context, id string) (*Quote, error)
-	Hold(ctx context.Context, id string, h Hold) error
+	Reserve(ctx context.Context, id string, r Reservation) error
 	Release(ctx context.Context, id, token string, progress *Progress) error
 	Consume(ctx context.Context, id, token string, at time.Time) error
 }

@@ -109,7 +109,7 @@ func (s *MemoryQuoteStore) Load(_ context.Context, id string) (*Quote, error) {
 	return &cp, nil
 }
 
-func (s *MemoryQuoteStore) Hold(_ context.Context, id string, h Hold) error {
+func (s *MemoryQuoteStore) Reserve(_ context.Context, id string, r Reservation) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, ok := s.quotes[id]
@@ -118,12 +118,12 @@ func (s *MemoryQuoteStore) Hold(_ context.Context, id string, h Hold) error {
 		return ErrQuoteNotFound
 	case m.q.Used:
 		return ErrQuoteUsed
-	case h.From == "" && m.q.Holder != "" && h.Now.Before(m.q.HeldUntil):
-		return ErrQuoteHeld
-	case h.From != "" && m.q.Holder != h.From:
-		return ErrQuoteNotHeld
+	case r.From == "" && m.q.ReservedBy != "" && r.Now.Before(m.q.ReservedUntil):
+		return ErrQuoteReserved
+	case r.From != "" && m.q.ReservedBy != r.From:
+		return ErrQuoteNotReserved
 	}
-	m.q.Holder, m.q.HeldUntil = h.To, h.Until
+	m.q.ReservedBy, m.q.ReservedUntil = r.To, r.Until
 	return nil
 }
 
@@ -134,10 +134,10 @@ func (s *MemoryQuoteStore) Release(_ context.Context, id, token string, progress
 	if !ok {
 		return ErrQuoteNotFound
 	}
-	if token == "" || m.q.Holder != token {
-		return ErrQuoteNotHeld
+	if token == "" || m.q.ReservedBy != token {
+		return ErrQuoteNotReserved
 	}
-	m.q.Holder, m.q.HeldUntil = "", time.Time{}
+	m.q.ReservedBy, m.q.ReservedUntil = "", time.Time{}
 	if progress != nil {
 		m.q.Progress = progress
 	}
@@ -153,10 +153,10 @@ func (s *MemoryQuoteStore) Consume(_ context.Context, id, token string, at time.
 		return ErrQuoteNotFound
 	case m.q.Used:
 		return ErrQuoteUsed
-	case token == "" || m.q.Holder != token:
-		return ErrQuoteNotHeld
+	case token == "" || m.q.ReservedBy != token:
+		return ErrQuoteNotReserved
 	}
 	m.q.Used, m.q.UsedAt = true, at
-	m.q.Holder, m.q.HeldUntil = "", time.Time{}
+	m.q.ReservedBy, m.q.ReservedUntil = "", time.Time{}
 	return nil
 }

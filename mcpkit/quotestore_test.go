@@ -17,9 +17,9 @@ func saveQuote(t *testing.T, s QuoteStore, id string, now time.Time, ttl time.Du
 	}
 }
 
-// TestHoldIsExactlyOnce: of concurrent confirms of one quote exactly one
-// holds it, and only the holder can consume it, once.
-func TestHoldIsExactlyOnce(t *testing.T) {
+// TestReserveIsExactlyOnce: of concurrent confirms of one quote exactly
+// one reserves it, and only the holder can consume it, once.
+func TestReserveIsExactlyOnce(t *testing.T) {
 	ctx := context.Background()
 	s := NewMemoryQuoteStore()
 	now := time.Now()
@@ -32,20 +32,20 @@ func TestHoldIsExactlyOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			token := fmt.Sprint("t", i)
-			switch err := s.Hold(ctx, "q_1", Hold{To: token, Until: now.Add(time.Minute), Now: now}); {
+			switch err := s.Reserve(ctx, "q_1", Reservation{To: token, Until: now.Add(time.Minute), Now: now}); {
 			case err == nil:
 				wins.Add(1)
 				winner.Store(token)
-			case !errors.Is(err, ErrQuoteHeld):
-				t.Errorf("hold: %v", err)
+			case !errors.Is(err, ErrQuoteReserved):
+				t.Errorf("reserve: %v", err)
 			}
 		}()
 	}
 	wg.Wait()
 	if wins.Load() != 1 {
-		t.Fatalf("%d callers hold the quote, want exactly 1", wins.Load())
+		t.Fatalf("%d callers reserved the quote, want exactly 1", wins.Load())
 	}
-	if err := s.Consume(ctx, "q_1", "t-other", now); !errors.Is(err, ErrQuoteNotHeld) {
+	if err := s.Consume(ctx, "q_1", "t-other", now); !errors.Is(err, ErrQuoteNotReserved) {
 		t.Fatalf("a non-holder consumed: %v", err)
 	}
 	if err := s.Consume(ctx, "q_1", winner.Load().(string), now); err != nil {
@@ -54,17 +54,18 @@ func TestHoldIsExactlyOnce(t *testing.T) {
 	if err := s.Consume(ctx, "q_1", winner.Load().(string), now); !errors.Is(err, ErrQuoteUsed) {
 		t.Fatalf("consumed twice: %v", err)
 	}
-	if err := s.Hold(ctx, "q_1", Hold{To: "x", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrQuoteUsed) {
-		t.Fatalf("a used quote was held: %v", err)
+	if err := s.Reserve(ctx, "q_1", Reservation{To: "x", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrQuoteUsed) {
+		t.Fatalf("a used quote was reserved: %v", err)
 	}
-	if err := s.Hold(ctx, "q_missing", Hold{To: "x", Now: now}); !errors.Is(err, ErrQuoteNotFound) {
+	if err := s.Reserve(ctx, "q_missing", Reservation{To: "x", Now: now}); !errors.Is(err, ErrQuoteNotFound) {
 		t.Fatalf("unknown quote: %v", err)
 	}
 }
 
-// TestHoldSwapReleaseAndLapse: a hold is swapped only from its token (a
+// TestReserveSwapReleaseAndLapse: a reservation is swapped only from its
+// token (a
 // replayed token finds it gone), released back to free, and lapses.
-func TestHoldSwapReleaseAndLapse(t *testing.T) {
+func TestReserveSwapReleaseAndLapse(t *testing.T) {
 	ctx := context.Background()
 	s := NewMemoryQuoteStore()
 	now := time.Now()
@@ -75,27 +76,27 @@ func TestHoldSwapReleaseAndLapse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(s.Hold(ctx, "q_1", Hold{To: "nonce", Until: now.Add(time.Minute), Now: now}))
-	must(s.Hold(ctx, "q_1", Hold{From: "nonce", To: "run", Until: now.Add(time.Minute), Now: now}))
-	if err := s.Hold(ctx, "q_1", Hold{From: "nonce", To: "replay", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrQuoteNotHeld) {
+	must(s.Reserve(ctx, "q_1", Reservation{To: "nonce", Until: now.Add(time.Minute), Now: now}))
+	must(s.Reserve(ctx, "q_1", Reservation{From: "nonce", To: "run", Until: now.Add(time.Minute), Now: now}))
+	if err := s.Reserve(ctx, "q_1", Reservation{From: "nonce", To: "replay", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrQuoteNotReserved) {
 		t.Fatalf("replayed nonce: %v", err)
 	}
-	if err := s.Release(ctx, "q_1", "nonce", nil); !errors.Is(err, ErrQuoteNotHeld) {
+	if err := s.Release(ctx, "q_1", "nonce", nil); !errors.Is(err, ErrQuoteNotReserved) {
 		t.Fatalf("released by a stale token: %v", err)
 	}
 	p := &Progress{Calls: []CallOutcome{{Step: "a", Outcome: OutcomeUnknown, IdempotencyKey: "k"}}}
 	must(s.Release(ctx, "q_1", "run", p))
 	q, err := s.Load(ctx, "q_1")
 	must(err)
-	if q.Holder != "" || q.Progress == nil || q.Progress.Calls[0].IdempotencyKey != "k" {
+	if q.ReservedBy != "" || q.Progress == nil || q.Progress.Calls[0].IdempotencyKey != "k" {
 		t.Fatalf("after release: %+v", q)
 	}
-	// A hold nobody settles lapses; the quote is free again after it.
-	must(s.Hold(ctx, "q_1", Hold{To: "stuck", Until: now.Add(time.Minute), Now: now}))
-	if err := s.Hold(ctx, "q_1", Hold{To: "next", Until: now.Add(time.Hour), Now: now.Add(30 * time.Second)}); !errors.Is(err, ErrQuoteHeld) {
-		t.Fatalf("held quote taken: %v", err)
+	// A reservation nobody settles lapses; the quote is free again after it.
+	must(s.Reserve(ctx, "q_1", Reservation{To: "stuck", Until: now.Add(time.Minute), Now: now}))
+	if err := s.Reserve(ctx, "q_1", Reservation{To: "next", Until: now.Add(time.Hour), Now: now.Add(30 * time.Second)}); !errors.Is(err, ErrQuoteReserved) {
+		t.Fatalf("reserved quote taken: %v", err)
 	}
-	must(s.Hold(ctx, "q_1", Hold{To: "next", Until: now.Add(time.Hour), Now: now.Add(2 * time.Minute)}))
+	must(s.Reserve(ctx, "q_1", Reservation{To: "next", Until: now.Add(time.Hour), Now: now.Add(2 * time.Minute)}))
 }
 
 // TestQuoteStoreBounded: at its cap the store drops expired quotes first,

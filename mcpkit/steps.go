@@ -85,7 +85,7 @@ func (s *Scope) Value(text string) Value {
 }
 
 // RunSteps runs a composed tool: for a confirm tool it first checks the
-// quote, holds it and asks for approval; then each step in order. A failed
+// quote, reserves it and asks for approval; then each step in order. A failed
 // step stops the run; the result says which writes took effect, which may
 // have, and which did not run, and a confirm tool's quote keeps that
 // progress so that calling the tool again finishes the run.
@@ -336,7 +336,7 @@ func (r *stepRun) allCalls() []CallOutcome {
 	return calls
 }
 
-// settle finishes a confirm run's hold: the quote is consumed when every
+// settle ends a confirm run's reservation: the quote is consumed when every
 // step ran, released with its progress when some write took effect or may
 // have, and released as it was otherwise.
 func (r *stepRun) settle(complete bool) {
