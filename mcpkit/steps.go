@@ -2,12 +2,8 @@ package mcpkit
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -126,12 +122,6 @@ type stepRun struct {
 }
 
 func callKey(step string, item int) string { return fmt.Sprintf("%s#%d", step, item) }
-
-// Outcomes of a call that did not take effect.
-const (
-	outcomeRefused = "refused"  // the API answered, refusing (3xx, 4xx)
-	outcomeNotSent = "not sent" // nothing reached the API
-)
 
 // run performs the steps; complete is false when one failed.
 func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
@@ -255,199 +245,6 @@ func (r *stepRun) forEach(st Step) ([]any, string) {
 	return nil, fmt.Sprintf("Step %s runs once per element of %s, which is %s here, not a list. This is a problem in the tool's definition or in the API's answer, not in your arguments.", st.Name, strings.Trim(st.ForEach, "{} "), got)
 }
 
-// failedOutcome classifies a write that did not answer 2xx.
-func failedOutcome(resp response) string {
-	switch {
-	case resp.err != nil && !resp.sent:
-		return outcomeNotSent
-	case resp.err != nil, resp.status >= 500:
-		return OutcomeUnknown
-	}
-	return outcomeRefused
-}
-
-// unknownOutcome says why a sent write's outcome is unknown.
-func (c *Call) unknownOutcome(st Step, r *Request, resp response) string {
-	if resp.err == nil {
-		if res := c.ruleFor(resp); res != nil {
-			return fmt.Sprintf("Step %s was sent and failed: %s Whether it was applied is unknown.", st.Name, strings.TrimSpace(textOf(res)))
-		}
-		said := ""
-		if detail := c.kit.redact(backendMessage(resp.body)); detail != "" {
-			said = " The API said: " + strings.TrimRight(detail, ". ") + "."
-		}
-		return fmt.Sprintf("Step %s was sent and the API failed (HTTP %d %s).%s Whether it was applied is unknown.", st.Name, resp.status, http.StatusText(resp.status), said)
-	}
-	var ne net.Error
-	if errors.Is(resp.err, context.DeadlineExceeded) || errors.Is(resp.err, os.ErrDeadlineExceeded) || (errors.As(resp.err, &ne) && ne.Timeout()) {
-		return fmt.Sprintf("Step %s was sent, but the API did not answer within %s, so whether it was applied is unknown.", st.Name, c.kit.cfg.Timeout)
-	}
-	if errors.Is(resp.err, context.Canceled) {
-		return fmt.Sprintf("Step %s was sent, then the call was cancelled before the API answered, so whether it was applied is unknown.", st.Name)
-	}
-	return fmt.Sprintf("Step %s was sent, but the connection failed before the API answered, so whether it was applied is unknown.", st.Name)
-}
-
-// idempotencyHeader returns the request's Idempotency-Key header, if any.
-func idempotencyHeader(r *Request) (name, value string) {
-	for k, v := range r.header {
-		if strings.EqualFold(k, "Idempotency-Key") {
-			return k, v
-		}
-	}
-	return "", ""
-}
-
-func setIdempotencyKey(r *Request, key string) {
-	name, _ := idempotencyHeader(r)
-	if name == "" {
-		name = "Idempotency-Key"
-	}
-	r.header[name] = key
-}
-
-// safeToRepeat: a request the API can receive twice without acting twice.
-func safeToRepeat(r *Request) bool {
-	if _, key := idempotencyHeader(r); key != "" {
-		return true
-	}
-	switch r.Method {
-	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
-		return true
-	}
-	return false
-}
-
-// allCalls are the write calls of this run and of earlier runs it did not
-// get to (a run that stops early still reports what they did).
-func (r *stepRun) allCalls() []CallOutcome {
-	calls := append([]CallOutcome(nil), r.calls...)
-	seen := map[string]bool{}
-	for _, co := range calls {
-		seen[callKey(co.Step, co.Item)] = true
-	}
-	if r.lease != nil && r.lease.quote.Progress != nil {
-		for _, co := range r.lease.quote.Progress.Calls {
-			if !seen[callKey(co.Step, co.Item)] {
-				calls = append(calls, co)
-			}
-		}
-	}
-	return calls
-}
-
-// settle ends a confirm run's reservation: the quote is consumed when every
-// step ran, released with its progress when some write took effect or may
-// have, and released as it was otherwise.
-func (r *stepRun) settle(complete bool) {
-	l := r.lease
-	if l == nil {
-		return
-	}
-	c := r.c
-	ctx := context.WithoutCancel(c.ctx)
-	if complete {
-		if err := c.kit.quotes.Consume(ctx, l.quote.ID, l.token, c.kit.now()); err != nil {
-			c.kit.log.Error("quote could not be consumed after its run", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
-		}
-		return
-	}
-	var p *Progress
-	if calls := r.allCalls(); len(calls) > 0 {
-		p = &Progress{Approved: l.approved, Calls: calls}
-	}
-	if err := c.kit.quotes.Release(ctx, l.quote.ID, l.token, p); err != nil {
-		c.kit.log.Error("quote could not be released after its run", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
-	}
-}
-
-// stopped reports a run that stopped at item j (of n) of step i: which
-// writes took effect, which may have, which did not run, why, and how to
-// go on.
-func (r *stepRun) stopped(i, j, n int, outcome, reason string) *mcp.CallToolResult {
-	c, t := r.c, r.c.tool
-	c.audit.Failed = t.Steps[i].Name
-	var done, unknown []string
-	var unsafe bool
-	for _, g := range groupCalls(r.allCalls()) {
-		if g.outcome == OutcomeDone {
-			done = append(done, g.describe())
-		} else {
-			unknown = append(unknown, g.describe())
-		}
-	}
-	var notRun []string
-	if rest := n - j - 1; rest > 0 {
-		notRun = append(notRun, fmt.Sprintf("%d more call(s) of step %s", rest, t.Steps[i].Name))
-	}
-	for _, st := range t.Steps[i+1:] {
-		notRun = append(notRun, "step "+st.Name)
-	}
-	reason = strings.TrimSpace(reason)
-	var b strings.Builder
-	if len(done) == 0 && len(unknown) == 0 {
-		fmt.Fprintf(&b, "Nothing was done: step %s failed before any change took effect. %s", t.Steps[i].Name, reason)
-		if l := r.lease; l != nil && l.quote.Progress == nil {
-			fmt.Fprintf(&b, " Quote %s stays valid until %s.", l.quote.ID, l.quote.Expires.UTC().Format("15:04 UTC"))
-		}
-		return errorResult(b.String())
-	}
-	fmt.Fprintf(&b, "Only part of %s was done.", t.Name)
-	if len(done) > 0 {
-		fmt.Fprintf(&b, " Took effect: %s.", strings.Join(done, "; "))
-	}
-	if len(unknown) > 0 {
-		fmt.Fprintf(&b, " Outcome unknown (sent, but no answer says whether the API applied it): %s.", strings.Join(unknown, "; "))
-	}
-	if len(notRun) > 0 {
-		fmt.Fprintf(&b, " Did not run: %s.", strings.Join(notRun, ", "))
-	}
-	fmt.Fprintf(&b, " %s", reason)
-	unsafe = outcome == OutcomeUnknown && strings.Contains(reason, "not safe to repeat")
-	switch {
-	case r.lease != nil && !unsafe:
-		fmt.Fprintf(&b, " Calling %s again with quote_id %s finishes it: it sends again only what did not certainly take effect, with the same idempotency keys, and asks for no new approval.", t.Name, r.lease.quote.ID)
-		if outcome == outcomeRefused || outcome == outcomeNotSent {
-			b.WriteString(" Do that only once the cause above is resolved.")
-		}
-		b.WriteString(" Tell the user exactly what was and was not done.")
-	default:
-		b.WriteString(" Tell the user exactly what was and was not done before trying anything else.")
-	}
-	return errorResult(b.String())
-}
-
-// callGroup is a step's calls with one outcome, for a message.
-type callGroup struct {
-	step, outcome string
-	calls         int
-	created       []string
-}
-
-func (g callGroup) describe() string {
-	s := "step " + g.step
-	if g.calls > 1 {
-		s += fmt.Sprintf(" (%d calls)", g.calls)
-	}
-	if len(g.created) > 0 {
-		s += ", created " + strings.Join(g.created, ", ")
-	}
-	return s
-}
-
-func groupCalls(calls []CallOutcome) []callGroup {
-	var out []callGroup
-	for _, co := range calls {
-		if n := len(out); n > 0 && out[n-1].step == co.Step && out[n-1].outcome == co.Outcome {
-			out[n-1].calls++
-			out[n-1].created = append(out[n-1].created, co.Created...)
-			continue
-		}
-		out = append(out, callGroup{step: co.Step, outcome: co.Outcome, calls: 1, created: append([]string(nil), co.Created...)})
-	}
-	return out
-}
-
 // composedResult renders the overlay's text (or a summary) and the steps'
 // responses.
 func (c *Call) composedResult(s *Scope, stepsData map[string]any, r *stepRun) *mcp.CallToolResult {
@@ -487,21 +284,6 @@ func (c *Call) composedResult(s *Scope, stepsData map[string]any, r *stepRun) *m
 	}
 	content = append(content, &mcp.TextContent{Text: jsonText(v)})
 	return &mcp.CallToolResult{Content: content, StructuredContent: v}
-}
-
-// summary names what a finished run did, for a tool without a text.
-func (r *stepRun) summary() string {
-	var parts []string
-	for _, name := range r.reads {
-		parts = append(parts, "read "+name)
-	}
-	for _, g := range groupCalls(r.calls) {
-		parts = append(parts, g.describe())
-	}
-	if len(parts) == 0 {
-		return "no step had anything to do"
-	}
-	return strings.Join(parts, "; ")
 }
 
 func textOf(res *mcp.CallToolResult) string {
