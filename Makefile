@@ -31,6 +31,15 @@ inspector:
 test: inspector
 	$(GO) vet ./...
 	TAILOR_REQUIRE_INSPECTOR=1 $(GO) test -count=1 -timeout 30m ./...
+	$(MAKE) fuzz
+
+# Each fuzz target briefly beyond its seeds (which every go test runs);
+# a failing input is saved under testdata/fuzz and becomes a seed.
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzStdioFilter$$' -fuzztime $(FUZZTIME)
 
 # Unit and golden tests only; no servers are built.
 test-short:
@@ -43,11 +52,6 @@ golden:
 
 generate:
 	$(GO) generate ./examples/...
-
-# Fuzz the stdio frame filter for a while (make test runs its seed corpus).
-FUZZTIME ?= 30s
-fuzz:
-	$(GO) test ./mcpkit -run '^$$' -fuzz FuzzStdioFilter -fuzztime $(FUZZTIME)
 
 # Fail when the committed example output differs from a fresh generation.
 check-examples: generate

@@ -93,20 +93,12 @@ type auditRecord struct {
 func audits(t *testing.T, srv *testkit.Server, tool string, n int) []auditRecord {
 	t.Helper()
 	var recs []auditRecord
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		recs = recs[:0]
-		for _, l := range strings.Split(srv.Stderr(), "\n") {
-			var r auditRecord
-			if strings.Contains(l, `"msg":"audit"`) && json.Unmarshal([]byte(l), &r) == nil && r.Tool == tool {
-				recs = append(recs, r)
-			}
+	for _, l := range auditLines(t, srv, tool, n) {
+		var r auditRecord
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("audit record %s: %v", l, err)
 		}
-		if len(recs) >= n || time.Now().After(deadline) {
-			break
-		}
-	}
-	if len(recs) < n {
-		t.Fatalf("%d audit records of %s, want %d\nstderr:\n%s", len(recs), tool, n, srv.Stderr())
+		recs = append(recs, r)
 	}
 	return recs
 }
@@ -495,7 +487,7 @@ func TestHostileUnidentifiedConfirm(t *testing.T) {
 }
 
 // TestHostileForEachNotAList: a quote whose list to run over is not a list
-// stops the confirm before any write.
+// stops the confirm before any write, and before the person is asked.
 func TestHostileForEachNotAList(t *testing.T) {
 	for _, sv := range backofficeServers() {
 		t.Run(sv.kind, func(t *testing.T) {
@@ -516,14 +508,17 @@ func TestHostileForEachNotAList(t *testing.T) {
 			}))
 			t.Cleanup(bent.Close)
 			rig.url = bent.URL
-			srv := startBackoffice(t, sv, "stdio", rig, (&approver{action: "accept"}).options())
+			person := &approver{action: "accept"}
+			srv := startBackoffice(t, sv, "stdio", rig, person.options())
 			q := quote5531(t, srv)
 			res := srv.Call(t, "refund_items", map[string]any{"quote_id": q})
 			eq(t, "isError", res.IsError, true)
 			contains(t, testkit.Text(res), "Nothing was done", "Step cancel runs once per element of .quote.body.cancel_line_item_ids, which is a string here, not a list")
 			eq(t, "writes", writes(rig), 0)
-			rec := lastFinal(audits(t, srv, "refund_items", 2))
+			eq(t, "questions asked", len(person.questions), 0)
+			rec := lastFinal(audits(t, srv, "refund_items", 1))
 			eq(t, "audit: failed", rec.Failed, "cancel")
+			eq(t, "audit: approval", rec.Approval, "")
 			eq(t, "audit: calls", len(rec.Calls), 0)
 		})
 	}

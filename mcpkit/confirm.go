@@ -38,19 +38,23 @@ func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
 	}
 	switch {
 	case errors.Is(err, ErrQuoteNotFound):
-		return nil, errorResult(fmt.Sprintf("There is no quote %q. Quote ids come from %s; call it (it changes nothing) and use the quote_id it returns. Nothing was done.", id, t.Confirms))
+		return nil, errorResult(c.say("quote_unknown", M{"id": id, "quote_tool": t.Confirms}))
 	case err != nil:
 		return nil, c.storeFailed("read", err)
 	case q.Identity != c.identity():
-		return nil, errorResult(fmt.Sprintf("Quote %s was made for another caller, so it cannot be used in this session. Nothing was done. Call %s in this session and show the user the result.", id, t.Confirms))
+		return nil, errorResult(c.say("quote_other_caller", M{"id": id, "quote_tool": t.Confirms}))
 	case q.Tool != t.Confirms:
-		return nil, errorResult(fmt.Sprintf("%s is a quote of %s, not of %s. Nothing was done; call %s to get a quote for this action.", id, q.Tool, t.Confirms, t.Confirms))
+		return nil, errorResult(c.say("quote_wrong_tool", M{"id": id, "made_by": q.Tool, "quote_tool": t.Confirms}))
 	case q.Used:
 		return nil, c.alreadyUsed(q)
 	case q.Progress == nil && now.After(q.Expires):
-		return nil, errorResult(fmt.Sprintf("Quote %s expired at %s. Nothing was done. Call %s again, tell the user the new result, and carry out the new quote.", id, q.Expires.UTC().Format("15:04:05 UTC"), t.Confirms))
+		return nil, errorResult(c.say("quote_expired", M{"id": id, "expires_at": q.Expires.UTC().Format("15:04:05 UTC"), "quote_tool": t.Confirms}))
 	}
 	s.data["quote"] = map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339), "args": q.Args, "body": q.Body}
+	// Nothing is reserved, and nobody asked, for a run that cannot start.
+	if i, problem := c.preflight(s); problem != "" {
+		return nil, (&stepRun{c: c, s: s, lease: &lease{quote: q}}).stopped(i, 0, 1, outcomeNotSent, problem)
+	}
 
 	// A run that stopped part-way was approved already: it resumes.
 	if q.Progress != nil || t.Approval == nil {
@@ -62,7 +66,7 @@ func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
 		return l, res
 	}
 
-	msg := c.approvalMessage(s)
+	msg := c.approvalQuestion(s, q)
 	if a := c.approvalAnswer(id); a != nil {
 		if a.ignored != "" {
 			c.audit.Ignored = a.ignored
@@ -89,7 +93,7 @@ func (c *Call) ask(q *Quote, msg string) (*lease, *mcp.CallToolResult) {
 			return c.reserve(q, randomToken(16), c.runUntil(now))
 		}
 		c.audit.Approval = "refused: the client cannot elicit"
-		return nil, errorResult(fmt.Sprintf("This action needs the user's explicit approval (%q), and this client cannot ask for it, so nothing was done. Tell the user it needs their approval in a client that can ask for it.", msg))
+		return nil, errorResult(c.say("approval_unavailable", M{"question": msg}))
 	}
 	nonce := randomToken(16)
 	l, res := c.reserve(q, nonce, until)
@@ -132,11 +136,11 @@ func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolR
 			c.audit.Ignored = "requestState already answered or lapsed"
 			return c.ask(q, msg)
 		}
-		until := q.Expires.UTC().Format("15:04 UTC")
+		f := M{"question": msg, "id": q.ID, "expires_at": q.Expires.UTC().Format("15:04 UTC")}
 		if action == "decline" {
-			return nil, errorResult(fmt.Sprintf("The user declined (%q). Nothing was done, and quote %s stays valid until %s. Ask the user what they want instead; do not retry without their agreement.", msg, q.ID, until))
+			return nil, errorResult(c.say("approval_declined", f))
 		}
-		return nil, errorResult(fmt.Sprintf("The user dismissed the approval request without answering. Nothing was done; quote %s stays valid until %s.", q.ID, until))
+		return nil, errorResult(c.say("approval_dismissed", f))
 	}
 	// Accepting swaps the reservation from the request's nonce to this run:
 	// a replay of the same state finds the nonce no longer holding it.
@@ -199,9 +203,9 @@ func (c *Call) release(l *lease, p *Progress) {
 func (c *Call) alreadyUsed(q *Quote) *mcp.CallToolResult {
 	at := ""
 	if !q.UsedAt.IsZero() {
-		at = " (at " + q.UsedAt.UTC().Format("15:04:05 UTC") + ")"
+		at = q.UsedAt.UTC().Format("15:04:05 UTC")
 	}
-	return errorResult(fmt.Sprintf("Quote %s was already carried out%s and cannot be used twice. Nothing more was done. Check the current state with a read-only tool instead of retrying.", q.ID, at))
+	return errorResult(c.say("quote_used", M{"id": q.ID, "used_at": at}))
 }
 
 func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
@@ -209,14 +213,19 @@ func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
 	return errorResult("The quote could not be used (the server's quote store failed). Nothing was done; try again in a moment.")
 }
 
-// approvalMessage renders the overlay's approval message over the quote.
-func (c *Call) approvalMessage(s *Scope) string {
-	msg := c.tool.Approval.Message
-	if tm, err := cachedTemplate(msg); err == nil {
-		var buf bytes.Buffer
-		if tm.Execute(&buf, s.data) == nil {
-			msg = strings.TrimSpace(buf.String())
-		}
+// approvalQuestion renders the overlay's approval message. If it fails, the
+// person is still asked, with the quoted values spelled out: they never see
+// template source, and are never asked about nothing.
+func (c *Call) approvalQuestion(s *Scope, q *Quote) string {
+	t := c.tool
+	tm, err := cachedTemplate(t.Approval.Message)
+	var buf bytes.Buffer
+	if err == nil {
+		err = executeTemplate(tm, &buf, s.data)
 	}
-	return msg
+	if err == nil {
+		return strings.TrimSpace(buf.String())
+	}
+	c.kit.log.Error("approval message template failed; asking with the quoted values instead", "tool", t.Name, "error", c.redact(err.Error()))
+	return c.say("approval_question", M{"id": q.ID, "quote": jsonText(q.Body)})
 }

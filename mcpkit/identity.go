@@ -112,13 +112,8 @@ func (c *Call) missingContext() *mcp.CallToolResult {
 		c.kit.log.Warn("call refused: caller context value unusable", "tool", c.tool.Name, "context", cv.Name, "problem", c.contextProblem)
 		return errorResult(fmt.Sprintf("This session's identity cannot be used: %s. Nothing was sent to the API. Tell the user their session is not identified correctly (they may need to sign in again); do not ask them for it or try other tools to get around it.", c.contextProblem))
 	}
-	from := c.contextSources(cv)
-	where := "none of its sources is available in this session"
-	if len(from) > 0 {
-		where = "the server takes it from " + strings.Join(from, " or ") + ", and none was provided"
-	}
 	c.kit.log.Warn("call refused: caller context value missing", "tool", c.tool.Name, "context", cv.Name)
-	return errorResult(fmt.Sprintf("This session has no %s: %s, so nothing was sent to the API. It identifies the caller and cannot be given as a tool argument. Tell the user their session is not identified (they may need to sign in again); do not ask them for it or try other tools to get around it.", cv.Name, where))
+	return errorResult(c.say("context_missing", M{"name": cv.Name, "sources": strings.Join(c.contextSources(cv), " or ")}))
 }
 
 // identified reports whether the call resolves every context value the

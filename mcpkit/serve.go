@@ -72,6 +72,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		readTO      = set.Duration("http-read-timeout", "HTTP_READ_TIMEOUT", 30*time.Second, "HTTP mode: time to read a request's headers and body")
 		writeTO     = set.Duration("http-write-timeout", "HTTP_WRITE_TIMEOUT", approvalWindow+5*time.Minute, "HTTP mode: time to write the answer to a POST (it may wait for the user's approval)")
 		idleTO      = set.Duration("http-idle-timeout", "HTTP_IDLE_TIMEOUT", 2*time.Minute, "HTTP mode: close keep-alive connections idle this long")
+		maxResponse = set.Int("max-response-bytes", "MAX_RESPONSE_BYTES", 10<<20, "read at most this many bytes of a backend response; a larger one fails the call with a message saying so")
 	)
 	fs.Usage = func() {
 		defer func() {
@@ -115,6 +116,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	set.positive("http-read-timeout", *readTO, "30s")
 	set.positive("http-write-timeout", *writeTO, "15m")
 	set.positive("http-idle-timeout", *idleTO, "2m")
+	set.atLeast("max-response-bytes", *maxResponse, 1)
 	if len(set.errs) > 0 {
 		for _, e := range set.errs {
 			fmt.Fprintf(stderr, "%s: %s\n", api.Name, e)
@@ -122,7 +124,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr,
-		QuoteTTL: *quoteTTL, MaxQuotes: *maxQuotes, AllowUnverifiedContext: *unverified}
+		QuoteTTL: *quoteTTL, MaxQuotes: *maxQuotes, AllowUnverifiedContext: *unverified, MaxResponseBytes: *maxResponse}
 	if key := env("APPROVAL_KEY"); key != "" {
 		cfg.ApprovalKey = []byte(key)
 	}
@@ -132,6 +134,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 			return 2
 		}
 		cfg.Verifier = HS256Verifier([]byte(secret))
+		cfg.Secrets = append(cfg.Secrets, secret)
 	}
 	if *passThrough && *httpAddr == "" {
 		fmt.Fprintf(stderr, "%s: --pass-through-auth needs --http: over stdio there is no incoming Authorization header\n", api.Name)

@@ -34,6 +34,9 @@ type Step struct {
 type Scope struct {
 	c    *Call
 	data map[string]any
+	// preflight: bindings that read other steps' results are skipped (see
+	// Call.preflight).
+	preflight bool
 }
 
 var singleRef = regexp.MustCompile(`^\{\{-?\s*((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*-?\}\}$`)
@@ -54,30 +57,59 @@ func cachedTemplate(text string) (*template.Template, error) {
 
 // Value evaluates a binding. One reference ("{{.quote.body.amount}}") keeps
 // the value's JSON type; anything else renders as text. A reference to
-// something absent leaves the argument unset.
+// something absent (or null) leaves the argument unset. A binding that
+// cannot be evaluated — a field read of something that is not an object,
+// a template that fails — leaves it unset too and is recorded on the call:
+// the step's request is then not sent (see Call.bindingFailed).
 func (s *Scope) Value(text string) Value {
+	if s.preflight && strings.Contains(text, ".steps") {
+		return Value{}
+	}
 	if m := singleRef.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
 		var cur any = s.data
+		path := ""
 		for _, id := range strings.Split(strings.TrimPrefix(m[1], "."), ".") {
+			if cur == nil {
+				return Value{}
+			}
 			obj, ok := cur.(map[string]any)
 			if !ok {
+				s.c.bindingFailed(text, fmt.Errorf("%s is %s, not an object with a field %q", orDot(path), describeValue(cur), id))
 				return Value{}
 			}
 			if cur, ok = obj[id]; !ok {
 				return Value{}
 			}
+			path += "." + id
 		}
 		return Value{V: cur, Set: cur != nil}
 	}
 	t, err := cachedTemplate(text)
 	if err != nil {
+		s.c.bindingFailed(text, err)
 		return Value{}
 	}
 	var buf bytes.Buffer
-	if err := t.Execute(&buf, s.data); err != nil {
+	if err := executeTemplate(t, &buf, s.data); err != nil {
+		s.c.bindingFailed(text, errors.New(templateError(err)))
 		return Value{}
 	}
 	return Value{V: buf.String(), Set: true}
+}
+
+func orDot(path string) string {
+	if path == "" {
+		return "."
+	}
+	return path
+}
+
+// bindingFailed records the first binding of the call that could not be
+// evaluated; RunSteps stops before sending the request that needed it.
+func (c *Call) bindingFailed(text string, err error) {
+	if c.bindErr == nil {
+		c.bindErr = fmt.Errorf("%s: %v", strings.TrimSpace(text), err)
+	}
 }
 
 // RunSteps runs a composed tool: for a confirm tool it first checks the
@@ -101,6 +133,8 @@ func (c *Call) RunSteps() *mcp.CallToolResult {
 				run.prior[callKey(co.Step, co.Item)] = co
 			}
 		}
+	} else if i, problem := c.preflight(s); problem != "" {
+		return run.stopped(i, 0, 1, outcomeNotSent, problem)
 	}
 	res, complete := run.run()
 	run.settle(complete)
@@ -123,23 +157,16 @@ type stepRun struct {
 
 func callKey(step string, item int) string { return fmt.Sprintf("%s#%d", step, item) }
 
-// run performs the steps; complete is false when one failed.
+// run performs the steps; complete is false when one failed. The caller
+// has run the preflight.
 func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 	c, s, t := r.c, r.s, r.c.tool
-	// Lists known before any write are checked before any write.
-	for i, st := range t.Steps {
-		if st.ForEach != "" && !strings.Contains(st.ForEach, ".steps") {
-			if _, problem := r.forEach(st); problem != "" {
-				return r.stopped(i, 0, 1, outcomeNotSent, problem), false
-			}
-		}
-	}
 	stepsData := map[string]any{}
 	s.data["steps"] = stepsData
 	for i, st := range t.Steps {
 		items := []any{nil}
 		if st.ForEach != "" {
-			list, problem := r.forEach(st)
+			list, problem := c.forEach(s, st)
 			if problem != "" {
 				return r.stopped(i, 0, 1, outcomeNotSent, problem), false
 			}
@@ -172,8 +199,12 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 			if c.missing != nil {
 				return r.stopped(i, j, len(items), outcomeNotSent, textOf(c.missingContext())), false
 			}
+			if c.bindErr != nil {
+				c.kit.log.Error("step binding failed; its request was not sent", "tool", t.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
+				return r.stopped(i, j, len(items), outcomeNotSent, c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})), false
+			}
 			if req.err != nil {
-				return r.stopped(i, j, len(items), outcomeNotSent, fmt.Sprintf("Step %s could not be built: %s. This is a problem in the tool's definition, not in your arguments.", st.Name, req.err)), false
+				return r.stopped(i, j, len(items), outcomeNotSent, c.say("step_not_built", M{"step": st.Name, "problem": req.err.Error()})), false
 			}
 			if seen {
 				// Its outcome is unknown: sent again only where that is safe,
@@ -195,26 +226,29 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 					outcome = outcomeRefused
 				}
 			}
-			c.audit.Steps = append(c.audit.Steps, auditStep{Step: st.Name, Method: req.Method, Path: req.template, Status: resp.status, Outcome: outcome})
-			if outcome != OutcomeDone {
-				reason := textOf(c.failure(req, resp))
-				if outcome == OutcomeUnknown {
-					_, key := idempotencyHeader(req)
-					r.calls = append(r.calls, CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeUnknown, Status: resp.status, IdempotencyKey: key})
-					reason = c.unknownOutcome(st, req, resp)
-				}
-				return r.stopped(i, j, len(items), outcome, reason), false
-			}
 			var body any
-			if v, _, ok := decodeJSON(resp.body); ok {
-				body = v
+			var bad *mcp.CallToolResult
+			if outcome == OutcomeDone {
+				if body, _, bad = c.readBody(req, resp, false); bad != nil {
+					outcome = outcomeRefused
+				}
+			}
+			c.audit.Steps = append(c.audit.Steps, auditStep{Step: st.Name, Method: req.Method, Path: req.template, Status: resp.status, Outcome: outcome})
+			_, key := idempotencyHeader(req)
+			switch {
+			case bad != nil:
+				return r.stopped(i, j, len(items), outcome, textOf(bad)), false
+			case outcome == OutcomeUnknown:
+				r.calls = append(r.calls, CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeUnknown, Status: resp.status, IdempotencyKey: key})
+				return r.stopped(i, j, len(items), outcome, c.unknownOutcome(st, req, resp)), false
+			case outcome != OutcomeDone:
+				return r.stopped(i, j, len(items), outcome, textOf(c.failure(req, resp))), false
 			}
 			bodies = append(bodies, body)
 			status = resp.status
 			if st.ReadOnly {
 				continue
 			}
-			_, key := idempotencyHeader(req)
 			co := CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeDone, Status: resp.status, Body: body, Created: createdIDs(body, req), IdempotencyKey: key}
 			c.audit.Created = append(c.audit.Created, co.Created...)
 			r.calls = append(r.calls, co)
@@ -233,16 +267,61 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 }
 
 // forEach evaluates a step's for_each: a list, or why it is not one.
-func (r *stepRun) forEach(st Step) ([]any, string) {
-	v := r.s.Value(st.ForEach)
+func (c *Call) forEach(s *Scope, st Step) ([]any, string) {
+	v := s.Value(st.ForEach)
 	if list, ok := v.V.([]any); ok {
 		return list, ""
+	}
+	if c.bindErr != nil {
+		return nil, c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})
 	}
 	got := "absent"
 	if v.Set {
 		got = jsonKind(v.V)
 	}
 	return nil, fmt.Sprintf("Step %s runs once per element of %s, which is %s here, not a list. This is a problem in the tool's definition or in the API's answer, not in your arguments.", st.Name, strings.Trim(st.ForEach, "{} "), got)
+}
+
+// preflight builds every step's requests that do not depend on an earlier
+// step's result, without sending anything, so that a binding that cannot
+// be evaluated, a for_each over something that is not a list, or a
+// missing context value stops the tool before its first request rather
+// than after its first writes (and, for a confirm tool, before the person
+// is asked). A binding that reads .steps is checked when its step runs.
+// It returns the failing step's index and why.
+func (c *Call) preflight(s *Scope) (int, string) {
+	s.preflight = true
+	defer func() {
+		s.preflight = false
+		delete(s.data, "item")
+	}()
+	for i, st := range c.tool.Steps {
+		items := []any{nil}
+		if st.ForEach != "" {
+			if strings.Contains(st.ForEach, ".steps") {
+				continue
+			}
+			list, problem := c.forEach(s, st)
+			if problem != "" {
+				return i, problem
+			}
+			items = list
+		}
+		for _, item := range items {
+			if st.ForEach != "" {
+				s.data["item"] = item
+			}
+			st.Build(c, s)
+			if c.missing != nil {
+				return i, textOf(c.missingContext())
+			}
+			if c.bindErr != nil {
+				c.kit.log.Error("step binding failed; nothing was sent", "tool", c.tool.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
+				return i, c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})
+			}
+		}
+	}
+	return 0, ""
 }
 
 // composedResult renders the overlay's text (or a summary) and the steps'
@@ -261,26 +340,30 @@ func (c *Call) composedResult(s *Scope, stepsData map[string]any, r *stepRun) *m
 		structured[name] = v
 	}
 	var content []mcp.Content
+	rendered := false
 	if t.Text != "" {
-		if tm, err := cachedTemplate(t.Text); err == nil {
-			var buf bytes.Buffer
-			if err := tm.Execute(&buf, s.data); err == nil {
-				content = append(content, &mcp.TextContent{Text: strings.TrimSpace(buf.String())})
-			} else {
-				c.kit.log.Error("result template failed", "tool", t.Name, "error", err.Error())
-			}
+		tm, err := cachedTemplate(t.Text)
+		var buf bytes.Buffer
+		if err == nil {
+			err = executeTemplate(tm, &buf, s.data)
+		}
+		if err == nil {
+			content = append(content, &mcp.TextContent{Text: strings.TrimSpace(buf.String())})
+			rendered = true
+		} else {
+			// The steps ran: the model is told what they did, that the
+			// summary failed, and gets the data below.
+			c.kit.log.Error("result template failed", "tool", t.Name, "error", c.redact(err.Error()))
+			content = append(content, &mcp.TextContent{Text: c.say("result_text_failed", M{"error": templateError(err)})})
 		}
 	}
-	if len(content) == 0 {
-		content = append(content, &mcp.TextContent{Text: "Done: " + r.summary() + "."})
+	if !rendered {
+		content = append(content, &mcp.TextContent{Text: c.say("steps_done", M{"done": r.summary()})})
 	}
-	limit := t.MaxBytes
-	if limit <= 0 {
-		limit = c.kit.cfg.MaxResultBytes
-	}
-	v, note := fit(any(structured), limit)
-	if note != "" {
-		content = append(content, &mcp.TextContent{Text: note})
+	limit := c.resultLimit()
+	v, cuts := fit(any(structured), limit)
+	if cuts != "" {
+		content = append(content, &mcp.TextContent{Text: c.say("result_trimmed", M{"limit": limit, "cuts": cuts})})
 	}
 	content = append(content, &mcp.TextContent{Text: jsonText(v)})
 	return &mcp.CallToolResult{Content: content, StructuredContent: v}
@@ -341,5 +424,5 @@ func (c *Call) quoteNotSaved(err error) *mcp.CallToolResult {
 		return errorResult(fmt.Sprintf("The result was computed, but the server holds as many open quotes as it may, so no quote was stored and nothing can be carried out from it. Nothing was changed. Carry out or abandon earlier quotes, or try %s again in a few minutes.", c.tool.Name))
 	}
 	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "error", err.Error())
-	return errorResult("The quote was computed but could not be stored (the server's quote store failed), so it cannot be carried out. Nothing was changed. Try again in a moment.")
+	return errorResult(c.say("quote_not_stored", nil))
 }

@@ -48,6 +48,9 @@ type Tool struct {
 	Approval *Approval
 	// Steps make a composed tool, run by Call.RunSteps.
 	Steps []Step
+	// Messages override built-in messages for this tool, by id (see
+	// Catalog); they win over API.Messages.
+	Messages map[string]string
 
 	once      sync.Once
 	validator *validator
@@ -118,18 +121,24 @@ func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		def.OutputSchema = objectRoot
 	}
 	s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		start := time.Now()
+		var c *Call
 		defer func() {
 			if r := recover(); r != nil {
 				k.log.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				res, err = errorResult("The tool failed because of an internal error in the MCP server (this is a bug, not a problem with your arguments). Do not retry; tell the user the tool is broken."), nil
+				res, err = errorResult(k.render("internal_error", t.Name, t.Messages, nil)), nil
+			}
+			if c != nil {
+				// Everything the client receives and the audit log records
+				// passes here: secrets redacted, sizes bounded.
+				res = c.finish(res)
+				k.writeAudit(c, res, start)
 			}
 		}()
-		start := time.Now()
-		c, bad := k.newCall(ctx, req, t)
-		if bad != nil {
+		var bad *mcp.CallToolResult
+		if c, bad = k.newCall(ctx, req, t); bad != nil {
 			return bad, nil
 		}
-		defer func() { k.writeAudit(c, res, start) }()
 		return h(c), nil
 	})
 	// go-sdk keeps def: it lists the generated schemas from now on.

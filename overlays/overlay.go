@@ -55,6 +55,17 @@ type Overlay struct {
 	Exclude []*Selector
 	Tools   []*Tool // in file order
 	Actions []*Action
+	// Messages replace built-in messages of the server (mcpkit's catalog)
+	// by id, in file order.
+	Messages []*Message
+}
+
+// Message replaces one built-in message: ID names it in mcpkit's catalog,
+// Text is a template over that message's fields.
+type Message struct {
+	ID   string
+	Text Text
+	Pos  diag.Pos
 }
 
 // Server configures the server as a whole.
@@ -122,6 +133,8 @@ type Tool struct {
 	Steps []*Step
 	// Lint switches `tailor lint` rules off for this tool, with reasons.
 	Lint []*LintDisable
+	// Messages replace built-in messages for this tool only.
+	Messages []*Message
 }
 
 // Quote configures a quote tool.
