@@ -3,7 +3,6 @@ package mcpkit
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -31,9 +30,9 @@ func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
 	if err == nil && q.Identity != c.identity() {
 		if ok, problem := c.identified(); !ok {
 			if problem != "" {
-				return nil, errorResult(fmt.Sprintf("This session's identity cannot be used: %s. Nothing was done with quote %s. Tell the user their session is not identified correctly (they may need to sign in again).", problem, id))
+				return nil, errorResult(c.say("identity_unusable", M{"problem": problem, "id": id}))
 			}
-			return nil, errorResult(fmt.Sprintf("This session is not identified, so quote %s cannot be carried out here. Nothing was done. Tell the user their session is not identified (they may need to sign in again); do not try other tools to get around it.", id))
+			return nil, errorResult(c.say("quote_unidentified", M{"id": id}))
 		}
 	}
 	switch {
@@ -173,9 +172,9 @@ func (c *Call) reserve(q *Quote, token string, until time.Time) (*lease, *mcp.Ca
 		c.audit.Approval = "not asked: the quote is reserved by another call"
 		free := ""
 		if !q.ReservedUntil.IsZero() {
-			free = fmt.Sprintf(" If that call was abandoned, the quote is free again from %s.", q.ReservedUntil.UTC().Format("15:04:05 UTC"))
+			free = q.ReservedUntil.UTC().Format("15:04:05 UTC")
 		}
-		return nil, errorResult(fmt.Sprintf("Quote %s is being carried out by another call right now (its approval may be waiting for the user). This call did nothing. Wait for that call's result instead of calling %s again.%s", q.ID, c.tool.Name, free))
+		return nil, errorResult(c.say("quote_reserved", M{"id": q.ID, "free_at": free}))
 	case errors.Is(err, ErrQuoteUsed):
 		return nil, c.alreadyUsed(q)
 	}
@@ -210,7 +209,7 @@ func (c *Call) alreadyUsed(q *Quote) *mcp.CallToolResult {
 
 func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
 	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "op", op, "error", err.Error())
-	return errorResult("The quote could not be used (the server's quote store failed). Nothing was done; try again in a moment.")
+	return errorResult(c.say("quote_store_failed", nil))
 }
 
 // approvalQuestion renders the overlay's approval message. If it fails, the

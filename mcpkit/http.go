@@ -48,7 +48,7 @@ func serveHTTP(ctx context.Context, server *mcp.Server, k *Kit, o httpOptions, s
 	}
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		k.log.Warn("cross-origin request refused", "origin", r.Header.Get("Origin"))
-		http.Error(w, "Forbidden: cross-origin requests from "+r.Header.Get("Origin")+" are not allowed (the server's operator can allow an origin with --allow-origin)", http.StatusForbidden)
+		http.Error(w, k.render("origin_refused", "", nil, M{"origin": r.Header.Get("Origin")}), http.StatusForbidden)
 	}))
 
 	ln, err := net.Listen("tcp", addr)

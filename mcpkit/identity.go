@@ -1,7 +1,6 @@
 package mcpkit
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -28,7 +27,7 @@ func (c *Call) lookupContext(cv *ContextValue) (v string, src contextSource, pro
 		if present {
 			s, ok := raw.(string)
 			if !ok {
-				return "", "", fmt.Sprintf("the %s claim of the caller's token is %s, not a string, so it cannot be used as %s", cv.Claim, jsonKind(raw), cv.Name)
+				return "", "", c.say("claim_not_text", M{"claim": cv.Claim, "kind": jsonKind(raw), "name": cv.Name})
 			}
 			if s != "" {
 				return s, fromClaim, ""
@@ -110,7 +109,7 @@ func (c *Call) missingContext() *mcp.CallToolResult {
 	cv := c.missing
 	if c.contextProblem != "" {
 		c.kit.log.Warn("call refused: caller context value unusable", "tool", c.tool.Name, "context", cv.Name, "problem", c.contextProblem)
-		return errorResult(fmt.Sprintf("This session's identity cannot be used: %s. Nothing was sent to the API. Tell the user their session is not identified correctly (they may need to sign in again); do not ask them for it or try other tools to get around it.", c.contextProblem))
+		return errorResult(c.say("identity_unusable", M{"problem": c.contextProblem}))
 	}
 	c.kit.log.Warn("call refused: caller context value missing", "tool", c.tool.Name, "context", cv.Name)
 	return errorResult(c.say("context_missing", M{"name": cv.Name, "sources": strings.Join(c.contextSources(cv), " or ")}))

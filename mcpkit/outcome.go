@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,6 +19,9 @@ import (
 const (
 	outcomeRefused = "refused"  // the API answered, refusing (3xx, 4xx)
 	outcomeNotSent = "not sent" // nothing reached the API
+	// outcomeHeld: unknown since an earlier run, and not safe to send
+	// again; the run cannot finish it.
+	outcomeHeld = "unknown, not sent again"
 )
 
 // failedOutcome classifies a write that did not answer 2xx.
@@ -36,24 +37,24 @@ func failedOutcome(resp response) string {
 
 // unknownOutcome says why a sent write's outcome is unknown.
 func (c *Call) unknownOutcome(st Step, r *Request, resp response) string {
+	f := M{"step": st.Name}
 	if resp.err == nil {
 		if res := c.ruleFor(resp); res != nil {
-			return fmt.Sprintf("Step %s was sent and failed: %s Whether it was applied is unknown.", st.Name, strings.TrimSpace(textOf(res)))
+			f["reason"] = strings.TrimSpace(textOf(res))
+			return c.say("step_unknown_rule", f)
 		}
-		said := ""
-		if detail := c.kit.redact(backendMessage(resp.body)); detail != "" {
-			said = " The API said: " + strings.TrimRight(detail, ". ") + "."
-		}
-		return fmt.Sprintf("Step %s was sent and the API failed (HTTP %d %s).%s Whether it was applied is unknown.", st.Name, resp.status, http.StatusText(resp.status), said)
+		f["status"] = fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status))
+		f["detail"] = strings.TrimRight(backendMessage(resp.body), ". ")
+		return c.say("step_unknown_status", f)
 	}
-	var ne net.Error
-	if errors.Is(resp.err, context.DeadlineExceeded) || errors.Is(resp.err, os.ErrDeadlineExceeded) || (errors.As(resp.err, &ne) && ne.Timeout()) {
-		return fmt.Sprintf("Step %s was sent, but the API did not answer within %s, so whether it was applied is unknown.", st.Name, c.kit.cfg.Timeout)
+	switch {
+	case isTimeout(resp.err):
+		f["timeout"] = c.kit.cfg.Timeout.String()
+		return c.say("step_unknown_timeout", f)
+	case errors.Is(resp.err, context.Canceled):
+		return c.say("step_unknown_cancelled", f)
 	}
-	if errors.Is(resp.err, context.Canceled) {
-		return fmt.Sprintf("Step %s was sent, then the call was cancelled before the API answered, so whether it was applied is unknown.", st.Name)
-	}
-	return fmt.Sprintf("Step %s was sent, but the connection failed before the API answered, so whether it was applied is unknown.", st.Name)
+	return c.say("step_unknown_connection", f)
 }
 
 // idempotencyHeader returns the request's Idempotency-Key header, if any.
@@ -136,7 +137,6 @@ func (r *stepRun) stopped(i, j, n int, outcome, reason string) *mcp.CallToolResu
 	c, t := r.c, r.c.tool
 	c.audit.Failed = t.Steps[i].Name
 	var done, unknown []string
-	var unsafe bool
 	for _, g := range groupCalls(r.allCalls()) {
 		if g.outcome == OutcomeDone {
 			done = append(done, g.describe())
@@ -151,38 +151,20 @@ func (r *stepRun) stopped(i, j, n int, outcome, reason string) *mcp.CallToolResu
 	for _, st := range t.Steps[i+1:] {
 		notRun = append(notRun, "step "+st.Name)
 	}
-	reason = strings.TrimSpace(reason)
-	var b strings.Builder
+	f := M{"step": t.Steps[i].Name, "reason": strings.TrimSpace(reason)}
 	if len(done) == 0 && len(unknown) == 0 {
-		fmt.Fprintf(&b, "Nothing was done: step %s failed before any change took effect. %s", t.Steps[i].Name, reason)
 		if l := r.lease; l != nil && l.quote.Progress == nil {
-			fmt.Fprintf(&b, " Quote %s stays valid until %s.", l.quote.ID, l.quote.Expires.UTC().Format("15:04 UTC"))
+			f["id"], f["expires_at"] = l.quote.ID, l.quote.Expires.UTC().Format("15:04 UTC")
 		}
-		return errorResult(b.String())
+		return errorResult(c.say("steps_none_done", f))
 	}
-	fmt.Fprintf(&b, "Only part of %s was done.", t.Name)
-	if len(done) > 0 {
-		fmt.Fprintf(&b, " Took effect: %s.", strings.Join(done, "; "))
+	f["done"], f["unknown"], f["not_run"] = strings.Join(done, "; "), strings.Join(unknown, "; "), strings.Join(notRun, ", ")
+	if r.lease != nil {
+		f["id"] = r.lease.quote.ID
+		f["resume"] = outcome != outcomeHeld
+		f["wait"] = outcome == outcomeRefused || outcome == outcomeNotSent
 	}
-	if len(unknown) > 0 {
-		fmt.Fprintf(&b, " Outcome unknown (sent, but no answer says whether the API applied it): %s.", strings.Join(unknown, "; "))
-	}
-	if len(notRun) > 0 {
-		fmt.Fprintf(&b, " Did not run: %s.", strings.Join(notRun, ", "))
-	}
-	fmt.Fprintf(&b, " %s", reason)
-	unsafe = outcome == OutcomeUnknown && strings.Contains(reason, "not safe to repeat")
-	switch {
-	case r.lease != nil && !unsafe:
-		fmt.Fprintf(&b, " Calling %s again with quote_id %s finishes it: it sends again only what did not certainly take effect, with the same idempotency keys, and asks for no new approval.", t.Name, r.lease.quote.ID)
-		if outcome == outcomeRefused || outcome == outcomeNotSent {
-			b.WriteString(" Do that only once the cause above is resolved.")
-		}
-		b.WriteString(" Tell the user exactly what was and was not done.")
-	default:
-		b.WriteString(" Tell the user exactly what was and was not done before trying anything else.")
-	}
-	return errorResult(b.String())
+	return errorResult(c.say("steps_partly_done", f))
 }
 
 // callGroup is a step's calls with one outcome, for a message.

@@ -151,7 +151,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	if *httpAddr == "" {
 		var listed atomic.Bool
 		server.AddReceivingMiddleware(noteListed(&listed))
-		t := stdioTransport(stdin, listWatch{w: stdout, listed: &listed}, k.log)
+		t := stdioTransport(stdin, listWatch{w: stdout, listed: &listed}, k)
 		if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			k.log.Error("server stopped", "error", err.Error())
 			return 1

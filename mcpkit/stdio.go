@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -31,10 +30,10 @@ const (
 // JSON-RPC message go-sdk accepts: wrong version, too deep, too large, a
 // batch the protocol no longer allows) and passes only frames go-sdk's
 // decoder accepts, so the session goes on.
-func stdioTransport(in io.Reader, out io.Writer, log *slog.Logger) mcp.Transport {
+func stdioTransport(in io.Reader, out io.Writer, k *Kit) mcp.Transport {
 	w := &frameWriter{w: out}
 	pr, pw := io.Pipe()
-	f := &frameFilter{reply: w.reply, forward: pw, log: log}
+	f := &frameFilter{reply: w.reply, forward: pw, log: k.log, kit: k}
 	go func() {
 		pw.CloseWithError(f.run(in))
 	}()
@@ -83,6 +82,9 @@ type frameFilter struct {
 	reply   func(id json.RawMessage, code int64, message string)
 	forward io.Writer
 	log     *slog.Logger
+	// kit renders the replies (built-in messages, overridable); nil: the
+	// defaults.
+	kit *Kit
 	// version is the protocol version the client asked for in
 	// initialize; batches are not part of 2025-06-18 and later.
 	version string
@@ -94,7 +96,7 @@ func (f *frameFilter) run(in io.Reader) error {
 	for {
 		line, tooLong, err := readFrame(r, maxFrameBytes)
 		if tooLong {
-			f.refuse(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: a message must be at most %d bytes", maxFrameBytes))
+			f.refuse(nil, jsonrpc.CodeInvalidRequest, "frame_too_large", M{"limit": byteSize(maxFrameBytes)})
 		} else if frame := bytes.TrimSpace(line); len(frame) > 0 {
 			if f.check(frame) {
 				if _, werr := f.forward.Write(append(frame, '\n')); werr != nil {
@@ -133,17 +135,17 @@ func readFrame(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 // check reports whether frame may go to go-sdk, answering it otherwise.
 func (f *frameFilter) check(frame []byte) bool {
 	if !json.Valid(frame) {
-		f.refuse(nil, jsonrpc.CodeParseError, "Parse error: the message is not valid JSON")
+		f.refuse(nil, jsonrpc.CodeParseError, "frame_not_json", nil)
 		return false
 	}
 	if d := jsonDepth(frame); d > maxFrameDepth {
-		f.refuse(topLevelID(frame), jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: the message nests %d levels deep; at most %d are allowed", d, maxFrameDepth))
+		f.refuse(topLevelID(frame), jsonrpc.CodeInvalidRequest, "frame_too_deep", M{"depth": d, "limit": maxFrameDepth})
 		return false
 	}
 	if frame[0] != '[' {
 		msg, err := jsonrpc.DecodeMessage(frame)
 		if err != nil {
-			f.refuse(topLevelID(frame), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
+			f.refuse(topLevelID(frame), jsonrpc.CodeInvalidRequest, "frame_invalid", M{"problem": err.Error()})
 			return false
 		}
 		if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" {
@@ -160,23 +162,24 @@ func (f *frameFilter) check(frame []byte) bool {
 	}
 	var batch []json.RawMessage
 	if err := json.Unmarshal(frame, &batch); err != nil || len(batch) == 0 {
-		f.refuse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: an empty batch")
+		f.refuse(nil, jsonrpc.CodeInvalidRequest, "frame_empty_batch", nil)
 		return false
 	}
 	if f.version >= "2025-06-18" {
-		f.refuse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: batches are not part of protocol version "+f.version)
+		f.refuse(nil, jsonrpc.CodeInvalidRequest, "frame_batch_refused", M{"version": f.version})
 		return false
 	}
 	for _, m := range batch {
 		if _, err := jsonrpc.DecodeMessage(m); err != nil {
-			f.refuse(topLevelID(m), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
+			f.refuse(topLevelID(m), jsonrpc.CodeInvalidRequest, "frame_invalid", M{"problem": err.Error()})
 			return false
 		}
 	}
 	return true
 }
 
-func (f *frameFilter) refuse(id json.RawMessage, code int64, message string) {
+func (f *frameFilter) refuse(id json.RawMessage, code int64, messageID string, fields M) {
+	message := f.kit.render(messageID, "", nil, fields)
 	f.log.Warn("stdio message refused", "code", code, "reason", message)
 	f.reply(id, code, message)
 }

@@ -89,6 +89,19 @@ func TestStdioFilterLongLineAndBatches(t *testing.T) {
 	}
 }
 
+// The filter's replies are built-in messages: the overlay can reword them.
+func TestStdioFilterRepliesAreMessages(t *testing.T) {
+	k := testKit(t, nil)
+	k.api.Messages = map[string]string{"frame_not_json": "Not JSON; send one JSON-RPC message per line."}
+	var fwd, out bytes.Buffer
+	w := &frameWriter{w: &out}
+	f := &frameFilter{reply: w.reply, forward: &fwd, log: k.log, kit: k}
+	f.run(strings.NewReader("garbage\n[]\n"))
+	if !strings.Contains(out.String(), `"message":"Not JSON; send one JSON-RPC message per line."`) || !strings.Contains(out.String(), `"message":"Invalid Request: an empty batch."`) {
+		t.Fatalf("replies:\n%s", out.String())
+	}
+}
+
 // FuzzStdioFilter: whatever arrives on stdin, every non-blank line is
 // either forwarded as a frame go-sdk's decoder accepts or answered with a
 // JSON-RPC error, and nothing panics. `make fuzz` runs it for longer.

@@ -214,7 +214,7 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 				}
 				if !safeToRepeat(req) {
 					r.calls = append(r.calls, prev)
-					return r.stopped(i, j, len(items), OutcomeUnknown, fmt.Sprintf("Step %s was sent in an earlier call and its outcome is still unknown; it carries no idempotency key and %s is not safe to repeat, so it is not sent again. Check with a read-only tool whether it took effect.", st.Name, req.Method)), false
+					return r.stopped(i, j, len(items), outcomeHeld, c.say("step_unknown_not_resent", M{"step": st.Name, "method": req.Method})), false
 				}
 			}
 			c.step = st.Name
@@ -279,7 +279,7 @@ func (c *Call) forEach(s *Scope, st Step) ([]any, string) {
 	if v.Set {
 		got = jsonKind(v.V)
 	}
-	return nil, fmt.Sprintf("Step %s runs once per element of %s, which is %s here, not a list. This is a problem in the tool's definition or in the API's answer, not in your arguments.", st.Name, strings.Trim(st.ForEach, "{} "), got)
+	return nil, c.say("step_not_a_list", M{"step": st.Name, "list": strings.Trim(st.ForEach, "{} "), "got": got})
 }
 
 // preflight builds every step's requests that do not depend on an earlier
@@ -421,7 +421,7 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 func (c *Call) quoteNotSaved(err error) *mcp.CallToolResult {
 	if errors.Is(err, ErrQuoteStoreFull) {
 		c.kit.log.Warn("quote refused: the quote store is full", "tool", c.tool.Name)
-		return errorResult(fmt.Sprintf("The result was computed, but the server holds as many open quotes as it may, so no quote was stored and nothing can be carried out from it. Nothing was changed. Carry out or abandon earlier quotes, or try %s again in a few minutes.", c.tool.Name))
+		return errorResult(c.say("quote_store_full", nil))
 	}
 	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "error", err.Error())
 	return errorResult(c.say("quote_not_stored", nil))
