@@ -74,6 +74,13 @@ type approver struct {
 	questions []string
 }
 
+// asked is how many questions the person was asked.
+func (a *approver) asked() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.questions)
+}
+
 func (a *approver) options() *mcp.ClientOptions {
 	return &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		a.mu.Lock()

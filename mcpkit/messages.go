@@ -57,6 +57,9 @@ var (
 	expiresField  = Field{"expires_at", "when the quote expires (RFC 3339)"}
 	questionField = Field{"question", "the approval question asked"}
 	stepField     = Field{"step", "the step's name"}
+	problemField  = Field{"problem", "what is wrong with the answer"}
+	ctypeField    = Field{"content_type", "the answer's Content-Type, or empty"}
+	excerptField  = Field{"excerpt", "the start of the answer, or empty"}
 )
 
 // failureFields are the fields of every message about a failed HTTP call.
@@ -127,15 +130,15 @@ var catalog = []Message{
 		Text: "The call to the API failed: {{.error}}. Retry later; if it keeps failing, tell the user."},
 
 	// The API answered 2xx with something that cannot be used.
-	{ID: "response_too_large", Fields: []Field{statusField, limitField},
+	{ID: "response_too_large", Fields: []Field{statusField, limitField, problemField},
 		Text: "The API's answer ({{.status}}) is larger than this server's limit of {{.limit}}, so it was not read and none of it is shown. Ask for less (a filter, a smaller page or limit, a narrower query) and call {{.tool}} again. The server's operator can raise the limit (--max-response-bytes)."},
-	{ID: "response_too_large_write", Fields: []Field{statusField, limitField},
-		Text: "The API accepted the change ({{.status}}), but its answer is larger than this server's limit of {{.limit}}, so it was not read: the change was most likely made, but what it returned is not known. Check the result with a read-only tool; do not call {{.tool}} again to find out."},
-	{ID: "response_invalid", Fields: []Field{statusField, {"content_type", "the answer's Content-Type, or empty"}, {"problem", "what is wrong with it"}, {"excerpt", "the start of the answer, or empty"}},
+	{ID: "response_too_large_write", Fields: []Field{statusField, limitField, problemField},
+		Text: "The API accepted the change ({{.status}}), so it took effect, but its answer is larger than this server's limit of {{.limit}}, so it was not read: what it returned is not known. Check the result with a read-only tool; do not call {{.tool}} again to find out (that would make the change twice)."},
+	{ID: "response_invalid", Fields: []Field{statusField, ctypeField, problemField, excerptField},
 		Text: "The API answered {{.status}}, but {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}, so the answer cannot be used. This is a problem on the API's side, not with your arguments. Retry once later; if it happens again, tell the user the service is returning broken answers."},
-	{ID: "response_invalid_write", Fields: []Field{statusField, {"content_type", "the answer's Content-Type, or empty"}, {"problem", "what is wrong with it"}, {"excerpt", "the start of the answer, or empty"}},
-		Text: "The API answered {{.status}} to this change, but {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}, so what it did is not known: the change may or may not have been made. Check with a read-only tool before trying again, and do not resend it blindly."},
-	{ID: "quote_not_made", Fields: []Field{statusField, {"problem", "what is wrong with the answer"}},
+	{ID: "response_invalid_write", Fields: []Field{statusField, ctypeField, problemField, excerptField},
+		Text: "The API accepted this change ({{.status}}), so it took effect, but {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}, so what it returned is not known. Check the result with a read-only tool; do not call {{.tool}} again to find out (that would make the change twice)."},
+	{ID: "quote_not_made", Fields: []Field{statusField, problemField, ctypeField, excerptField},
 		Text: "The API answered {{.status}}, but {{.problem}}, so no quote was made and there is nothing to carry out. This is a problem on the API's side. Retry once later; if it happens again, tell the user the service cannot compute it now."},
 	{ID: "done_no_content", Fields: []Field{statusField},
 		Text: "Done: the API answered {{.status}} with no content."},
@@ -197,6 +200,10 @@ var catalog = []Message{
 		Text: "Step {{.step}} was sent, then the call was cancelled before the API answered, so whether it was applied is unknown."},
 	{ID: "step_unknown_connection", Fields: []Field{stepField},
 		Text: "Step {{.step}} was sent, but the connection failed before the API answered, so whether it was applied is unknown."},
+	{ID: "step_answer_unreadable", Fields: []Field{stepField, statusField, problemField, excerptField, {"blocked", "a later step that needs what it returned, or empty"}},
+		Text: "Step {{.step}} took effect (the API answered {{.status}}), but {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}, so what it returned is not known.{{if .blocked}} Step {{.blocked}} needs what it returned, so the rest cannot be carried out.{{end}}"},
+	{ID: "steps_done_unreadable", Fields: []Field{stepField, statusField, problemField, excerptField, {"done", "what the steps did, by step"}},
+		Text: "Every step of {{.tool}} took effect ({{.done}}), but the answer to step {{.step}} ({{.status}}) cannot be used: {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}. What it returned is not known. Check the result with a read-only tool; do not call {{.tool}} again to find out (that would make the change twice)."},
 	{ID: "step_unknown_not_resent", Fields: []Field{stepField, {"method", "the step's HTTP method"}},
 		Text: "Step {{.step}} was sent in an earlier call and its outcome is still unknown; it carries no idempotency key and {{.method}} is not safe to repeat, so it is not sent again. Check with a read-only tool whether it took effect."},
 	{ID: "steps_none_done", Fields: []Field{stepField, {"reason", "why it failed"}, {"id", "the quote id, when the quote stays valid, or empty"}, expiresField},

@@ -12,8 +12,10 @@ import (
 
 // What a composed tool's run did, call by call, and what it tells the
 // model and keeps in the quote when it stops part-way: each write either
-// took effect (2xx), has an unknown outcome (sent, then a timeout, a
-// dropped connection or a 5xx), or did not take effect; reads never count.
+// took effect (2xx: also when its answer cannot be read, which stops the
+// run but never makes the write "not done" or sends it again), has an
+// unknown outcome (sent, then a timeout, a dropped connection or a 5xx),
+// or did not take effect; reads never count.
 
 // Outcomes of a call that did not take effect.
 const (
@@ -23,6 +25,10 @@ const (
 	// again; the run cannot finish it.
 	outcomeHeld = "unknown, not sent again"
 )
+
+// outcomeUnread: a write answered 2xx (it took effect) with an answer that
+// cannot be read; recorded as done, with CallOutcome.Unread saying why.
+const outcomeUnread = "done, answer unreadable"
 
 // failedOutcome classifies a write that did not answer 2xx.
 func failedOutcome(resp response) string {
@@ -170,8 +176,10 @@ func (r *stepRun) stopped(i, j, n int, outcome, reason string) *mcp.CallToolResu
 // callGroup is a step's calls with one outcome, for a message.
 type callGroup struct {
 	step, outcome string
-	calls         int
-	created       []string
+	// unread: their answers could not be read.
+	unread  bool
+	calls   int
+	created []string
 }
 
 func (g callGroup) describe() string {
@@ -182,18 +190,22 @@ func (g callGroup) describe() string {
 	if len(g.created) > 0 {
 		s += ", created " + strings.Join(g.created, ", ")
 	}
+	if g.unread {
+		s += " (its answer could not be read)"
+	}
 	return s
 }
 
 func groupCalls(calls []CallOutcome) []callGroup {
 	var out []callGroup
 	for _, co := range calls {
-		if n := len(out); n > 0 && out[n-1].step == co.Step && out[n-1].outcome == co.Outcome {
+		unread := co.Unread != ""
+		if n := len(out); n > 0 && out[n-1].step == co.Step && out[n-1].outcome == co.Outcome && out[n-1].unread == unread {
 			out[n-1].calls++
 			out[n-1].created = append(out[n-1].created, co.Created...)
 			continue
 		}
-		out = append(out, callGroup{step: co.Step, outcome: co.Outcome, calls: 1, created: append([]string(nil), co.Created...)})
+		out = append(out, callGroup{step: co.Step, outcome: co.Outcome, unread: unread, calls: 1, created: append([]string(nil), co.Created...)})
 	}
 	return out
 }

@@ -86,6 +86,10 @@ type CallOutcome struct {
 	// IdempotencyKey is the key the call was sent with; a resumed run
 	// sends the same one.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Unread, for a call that took effect, says why its answer could not
+	// be read (Body is then empty); a resumed run does not send it again,
+	// and a step that needs its answer cannot run.
+	Unread string `json:"unread,omitempty"`
 }
 
 // Errors of a QuoteStore.

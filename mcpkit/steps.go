@@ -37,6 +37,9 @@ type Scope struct {
 	// preflight: bindings that read other steps' results are skipped (see
 	// Call.preflight).
 	preflight bool
+	// unread names the steps whose writes took effect in an earlier run
+	// but whose answers could not be read: a binding that reads one fails.
+	unread map[string]bool
 }
 
 var singleRef = regexp.MustCompile(`^\{\{-?\s*((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*-?\}\}$`)
@@ -62,6 +65,12 @@ func cachedTemplate(text string) (*template.Template, error) {
 // a template that fails — leaves it unset too and is recorded on the call:
 // the step's request is then not sent (see Call.bindingFailed).
 func (s *Scope) Value(text string) Value {
+	for step := range s.unread {
+		if readsStep(text, step) {
+			s.c.bindingFailed(text, &unreadAnswerError{step: step})
+			return Value{}
+		}
+	}
 	if s.preflight && strings.Contains(text, ".steps") {
 		return Value{}
 	}
@@ -108,8 +117,38 @@ func orDot(path string) string {
 // evaluated; RunSteps stops before sending the request that needed it.
 func (c *Call) bindingFailed(text string, err error) {
 	if c.bindErr == nil {
-		c.bindErr = fmt.Errorf("%s: %v", strings.TrimSpace(text), err)
+		c.bindErr = fmt.Errorf("%s: %w", strings.TrimSpace(text), err)
 	}
+}
+
+// unreadAnswerError: a binding reads the answer of a write that took effect
+// in an earlier run but whose answer could not be read. The write is not
+// sent again, so the value will never be known: the run cannot finish.
+type unreadAnswerError struct{ step string }
+
+func (e *unreadAnswerError) Error() string {
+	return fmt.Sprintf("it reads the answer of step %s, which took effect but whose answer could not be read", e.step)
+}
+
+// readsStep reports whether a binding refers to .steps.<step>.
+func readsStep(text, step string) bool {
+	ref := ".steps." + step
+	for i := strings.Index(text, ref); i >= 0; {
+		end := i + len(ref)
+		if end == len(text) || !isIdentByte(text[end]) {
+			return true
+		}
+		next := strings.Index(text[end:], ref)
+		if next < 0 {
+			break
+		}
+		i = end + next
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // RunSteps runs a composed tool: for a confirm tool it first checks the
@@ -120,6 +159,7 @@ func (c *Call) bindingFailed(text string, err error) {
 func (c *Call) RunSteps() *mcp.CallToolResult {
 	t := c.tool
 	s := &Scope{c: c, data: map[string]any{"args": c.args, "context": c.contextValues()}}
+	s.unread = map[string]bool{}
 	run := &stepRun{c: c, s: s, prior: map[string]CallOutcome{}}
 	if t.Confirms != "" {
 		l, res := c.takeQuote(s)
@@ -183,6 +223,9 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 				r.calls = append(r.calls, prev)
 				bodies = append(bodies, prev.Body)
 				status = prev.Status
+				if prev.Unread != "" {
+					s.unread[st.Name] = true
+				}
 				continue
 			}
 			req := st.Build(c, s)
@@ -201,7 +244,11 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 			}
 			if c.bindErr != nil {
 				c.kit.log.Error("step binding failed; its request was not sent", "tool", t.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
-				return r.stopped(i, j, len(items), outcomeNotSent, c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})), false
+				outcome := outcomeNotSent
+				if errors.As(c.bindErr, new(*unreadAnswerError)) {
+					outcome = outcomeHeld
+				}
+				return r.stopped(i, j, len(items), outcome, c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})), false
 			}
 			if req.err != nil {
 				return r.stopped(i, j, len(items), outcomeNotSent, c.say("step_not_built", M{"step": st.Name, "problem": req.err.Error()})), false
@@ -227,17 +274,37 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 				}
 			}
 			var body any
-			var bad *mcp.CallToolResult
+			var bad *badAnswer
 			if outcome == OutcomeDone {
 				if body, _, bad = c.readBody(req, resp, false); bad != nil {
-					outcome = outcomeRefused
+					// A 2xx: a write took effect, only its answer is lost; a
+					// read did nothing worth keeping.
+					outcome = outcomeUnread
+					if st.ReadOnly {
+						outcome = outcomeRefused
+					}
 				}
 			}
 			c.audit.Steps = append(c.audit.Steps, auditStep{Step: st.Name, Method: req.Method, Path: req.template, Status: resp.status, Outcome: outcome})
 			_, key := idempotencyHeader(req)
 			switch {
+			case outcome == outcomeUnread:
+				// Never sent again: not in this run, not on resumption.
+				r.calls = append(r.calls, CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeDone, Status: resp.status, Unread: bad.f["problem"].(string), IdempotencyKey: key})
+				f := M{"step": st.Name, "status": bad.f["status"], "problem": bad.f["problem"], "excerpt": bad.f["excerpt"]}
+				if i == len(t.Steps)-1 && j == len(items)-1 {
+					// Nothing is left to run: the run is complete, and says
+					// what it cannot know.
+					f["done"] = r.summary()
+					return errorResult(c.say("steps_done_unreadable", f)), true
+				}
+				if f["blocked"] = c.needsAnswer(s, i+1, st.Name); f["blocked"] != "" {
+					// A resumed run could not finish either: say so now.
+					outcome = outcomeHeld
+				}
+				return r.stopped(i, j, len(items), outcome, c.say("step_answer_unreadable", f)), false
 			case bad != nil:
-				return r.stopped(i, j, len(items), outcome, textOf(bad)), false
+				return r.stopped(i, j, len(items), outcome, c.say(bad.id, bad.f)), false
 			case outcome == OutcomeUnknown:
 				r.calls = append(r.calls, CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeUnknown, Status: resp.status, IdempotencyKey: key})
 				return r.stopped(i, j, len(items), outcome, c.unknownOutcome(st, req, resp)), false
@@ -264,6 +331,31 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 	}
 	delete(s.data, "item")
 	return c.composedResult(s, stepsData, r), true
+}
+
+// needsAnswer names the first of the steps from the from-th on that reads
+// step's answer, building their requests as the preflight does (nothing
+// is sent), or returns "".
+func (c *Call) needsAnswer(s *Scope, from int, step string) string {
+	s.preflight = true
+	s.unread[step] = true
+	defer func() {
+		s.preflight = false
+		c.bindErr, c.missing = nil, nil
+		delete(s.data, "item")
+	}()
+	for _, st := range c.tool.Steps[from:] {
+		if readsStep(st.ForEach, step) {
+			return st.Name
+		}
+		c.bindErr = nil
+		s.data["item"] = nil
+		st.Build(c, s)
+		if errors.As(c.bindErr, new(*unreadAnswerError)) {
+			return st.Name
+		}
+	}
+	return ""
 }
 
 // forEach evaluates a step's for_each: a list, or why it is not one.
