@@ -180,11 +180,11 @@ func TestHostileSelfApproval(t *testing.T) {
 	}
 }
 
-// inputRequest calls refund_items as a client that handles the input
+// inputRequest calls a confirm tool as a client that handles the input
 // request itself (multi-round-trip off) and returns the request state.
-func inputRequest(t *testing.T, srv *testkit.Server, q string) string {
+func inputRequest(t *testing.T, srv *testkit.Server, tool, q string) string {
 	t.Helper()
-	res := callParams(t, srv, &mcp.CallToolParams{Name: "refund_items", Arguments: map[string]any{"quote_id": q}})
+	res := callParams(t, srv, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"quote_id": q}})
 	if !res.NeedsInput() || res.InputRequests["approval"] == nil || res.RequestState == "" {
 		t.Fatalf("want an approval request, got: %s (isError %v)", testkit.Text(res), res.IsError)
 	}
@@ -218,7 +218,7 @@ func TestHostileRequestState(t *testing.T) {
 						InputResponses: mcp.InputResponseMap{"approval": &mcp.ElicitResult{Action: action}}, RequestState: state})
 				}
 				q1 := quote5531(t, srv)
-				s1 := inputRequest(t, srv, q1)
+				s1 := inputRequest(t, srv, "refund_items", q1)
 
 				// While the person is asked, another confirm does nothing.
 				res := srv.Call(t, "refund_items", map[string]any{"quote_id": q1})
@@ -239,7 +239,7 @@ func TestHostileRequestState(t *testing.T) {
 
 				// A replay after a decline asks afresh; it runs nothing.
 				q2 := quoteID(t, srv.Call(t, "quote_refund", map[string]any{"order_id": "5532", "line_item_ids": []string{"li_3"}}))
-				s2 := inputRequest(t, srv, q2)
+				s2 := inputRequest(t, srv, "refund_items", q2)
 				res = answer(q2, s2, "decline")
 				contains(t, testkit.Text(res), "The user declined", "stays valid")
 				res = answer(q2, s2, "accept")
@@ -286,7 +286,7 @@ func TestHostileExpiredRequestState(t *testing.T) {
 			rig := newShop(t)
 			srv := startBackoffice(t, sv, "stdio", rig, manual(), "--quote-ttl", "1s")
 			q := quote5531(t, srv)
-			s := inputRequest(t, srv, q)
+			s := inputRequest(t, srv, "refund_items", q)
 			time.Sleep(1500 * time.Millisecond)
 			res := callParams(t, srv, &mcp.CallToolParams{Name: "refund_items", Arguments: map[string]any{"quote_id": q}, InputResponses: accept, RequestState: s})
 			contains(t, testkit.Text(res), "Quote "+q+" expired at")

@@ -212,6 +212,8 @@ func TestHostileConfigValues(t *testing.T) {
 				{[]string{"BACKOFFICE_MAX_QUOTES=0"}, nil, "BACKOFFICE_MAX_QUOTES 0: must be at least 1"},
 				{nil, []string{"--timeout", "0s"}, "--timeout 0s: give a positive duration"},
 				{[]string{"BACKOFFICE_APPROVAL_KEY=short"}, nil, "approval key has 5 bytes"},
+				{[]string{"BACKOFFICE_MAX_RESPONSE_BYTES=10MB"}, nil, `BACKOFFICE_MAX_RESPONSE_BYTES="10MB": not a whole number`},
+				{nil, []string{"--max-response-bytes", "0"}, "--max-response-bytes 0: must be at least 1"},
 			} {
 				code, stderr := runServer(t, sv, append(append([]string(nil), base...), c.env...), c.args...)
 				if code != 2 || !strings.Contains(stderr, c.want) {
