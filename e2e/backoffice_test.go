@@ -74,6 +74,23 @@ type approver struct {
 	questions []string
 }
 
+// callAtOnce makes n identical calls at the same time and returns their
+// results.
+func callAtOnce(t *testing.T, srv *testkit.Server, n int, tool string, args map[string]any) []*mcp.CallToolResult {
+	t.Helper()
+	results := make([]*mcp.CallToolResult, n)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = srv.Call(t, tool, args)
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
 // asked is how many questions the person was asked.
 func (a *approver) asked() int {
 	a.mu.Lock()
@@ -279,18 +296,8 @@ func TestBackofficeForeignQuoteAndRaces(t *testing.T) {
 			eq(t, "nothing refunded", len(rig.shop.Refunds("5531")), 0)
 
 			// Eight concurrent confirms of one quote: exactly one runs.
-			var wg sync.WaitGroup
-			results := make([]*mcp.CallToolResult, 8)
-			for i := range results {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					results[i] = wangSrv.Call(t, "refund_items", map[string]any{"quote_id": q})
-				}()
-			}
-			wg.Wait()
 			ok := 0
-			for _, r := range results {
+			for _, r := range callAtOnce(t, wangSrv, 8, "refund_items", map[string]any{"quote_id": q}) {
 				if !r.IsError {
 					ok++
 				}

@@ -469,27 +469,11 @@ func TestHostingClientGuarantees(t *testing.T) {
 			var prompts atomic.Int32
 			busy := testkit.StartStdioClient(t, bin, hostingEnv(api.URL()), slowApprover(&prompts), pre...)
 			q = price(busy, "srv_4", "medium")
-			results := make([]*mcp.CallToolResult, 8)
-			var wg sync.WaitGroup
-			for i := range results {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					results[i] = busy.Call(t, "change_plan", map[string]any{"quote_id": q})
-				}()
-			}
-			wg.Wait()
-			done, held := 0, 0
+			results := callAtOnce(t, busy, 8, "change_plan", map[string]any{"quote_id": q})
 			for _, r := range results {
-				switch text := rd.read(t, r); {
-				case !r.IsError:
-					done++
-				case strings.Contains(text, "is being carried out by another call right now"):
-					held++
-				default:
-					t.Errorf("unexpected result: %s", text)
-				}
+				rd.read(t, r)
 			}
+			done, held := tally(t, results, "is being carried out by another call right now")
 			eq(t, "done", done, 1)
 			eq(t, "told another call has it", held, 7)
 			eq(t, "prompts", int(prompts.Load()), 1)
