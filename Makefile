@@ -39,6 +39,7 @@ FUZZTIME ?= 10s
 fuzz:
 	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzStdioFilter$$' -fuzztime $(FUZZTIME)
 
 # Unit and golden tests only; no servers are built.
 test-short:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -71,7 +72,8 @@ func testHostileBackend(t *testing.T, sv server) {
 	// A second host a redirect points at: it must never be reached.
 	other := testkit.NewBackend(t, nil)
 	bin, pre := sv.command(t)
-	srv := testkit.StartStdioClient(t, bin, hostingEnv(api.URL()), (&approver{action: "accept"}).options(), append(pre, "--timeout", "1s", "--retries", "0")...)
+	person := &approver{action: "accept"}
+	srv := testkit.StartStdioClient(t, bin, hostingEnv(api.URL()), person.options(), append(pre, "--timeout", "1s", "--retries", "0")...)
 	call := func(t *testing.T, name string, args map[string]any) (*mcp.CallToolResult, string) {
 		t.Helper()
 		res := srv.Call(t, name, args)
@@ -202,20 +204,68 @@ func testHostileBackend(t *testing.T, sv server) {
 		eq(t, "isError", res.IsError, true)
 		contains(t, text, "sent text/html where the API's description promises JSON", "Maintenance")
 
-		// A composed tool whose write answers garbage does not report done.
+		// A write answering garbage on 2xx took effect: said so, never
+		// "nothing was done" nor "may or may not have been made".
+		api.handle(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"restart_id": oops`)
+		})
+		res, text = call(t, "restart_server", map[string]any{"server_id": "srv_1"})
+		eq(t, "isError", res.IsError, true)
+		contains(t, text, "The API accepted this change (HTTP 200 OK), so it took effect", "not valid JSON", "do not call restart_server again")
+		if strings.Contains(text, "may or may not") {
+			t.Errorf("a 2xx write is reported as maybe not made: %s", text)
+		}
+
+		// A composed confirm whose write step answers 200 garbage: the
+		// change was made (the API applied it), the step after it, which
+		// reads its answer, did not run, and calling again neither resends
+		// the write nor pretends it can finish.
 		api.handle(nil)
 		res, _ = call(t, "quote_plan_change", map[string]any{"server_id": "srv_1", "plan": "large"})
 		q := quoteID(t, res)
-		api.handle(func(w http.ResponseWriter, r *http.Request) {
+		applied := http.NewServeMux()
+		applied.HandleFunc("PUT /v2/accounts/{acc}/servers/{id}/plan", func(w http.ResponseWriter, r *http.Request) {
+			api.change(httptest.NewRecorder(), r)
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `not json at all`)
 		})
+		applied.HandleFunc("GET /v2/accounts/{acc}/servers/{id}", api.get)
+		api.handle(applied.ServeHTTP)
+		api.take()
+		asked := person.asked()
 		res, text = call(t, "change_plan", map[string]any{"quote_id": q})
 		eq(t, "isError", res.IsError, true)
-		contains(t, text, "may or may not have been made")
-		if strings.Contains(text, "now runs") {
-			t.Errorf("reported done: %s", text)
+		contains(t, text, "Only part of change_plan was done.", "Took effect: step apply (its answer could not be read).", "Did not run: step check.",
+			"Step apply took effect (the API answered HTTP 200 OK), but its content is not valid JSON", "Step check needs what it returned, so the rest cannot be carried out.",
+			"Tell the user exactly what was and was not done")
+		for _, lie := range []string{"may or may not", "Nothing was done", "now runs", "Calling change_plan again"} {
+			if strings.Contains(text, lie) {
+				t.Errorf("the result says %q: %s", lie, text)
+			}
 		}
+		eq(t, "asked once", person.asked(), asked+1)
+		eq(t, "plan changed", api.servers["srv_1"].Plan, "large")
+		eq(t, "changes", len(api.changes), 1)
+		api.take()
+		// Two records: the call that asked, and the one that ran.
+		rec := lastFinal(audits(t, srv, "change_plan", 2))
+		if len(rec.Calls) != 1 || rec.Calls[0].Step != "apply" || rec.Calls[0].Outcome != "done, answer unreadable" {
+			t.Errorf("audit calls: %+v", rec.Calls)
+		}
+
+		// Again with the same quote: the write is not resent, nobody is
+		// asked again, and the result still says what was done.
+		res, text = call(t, "change_plan", map[string]any{"quote_id": q})
+		eq(t, "isError", res.IsError, true)
+		contains(t, text, "Took effect: step apply (its answer could not be read).", "reads the answer of step apply")
+		for _, r := range api.take() {
+			if r.Method == http.MethodPut {
+				t.Errorf("the write was sent again: %+v", r)
+			}
+		}
+		eq(t, "changes", len(api.changes), 1)
+		eq(t, "not asked again", person.asked(), asked+1)
 		stillWorks(t)
 	})
 
@@ -240,27 +290,30 @@ func testHostileBackend(t *testing.T, sv server) {
 	})
 
 	t.Run("huge and deep arguments are refused before anything", func(t *testing.T) {
-		res, text := call(t, "get_server", map[string]any{"server_id": strings.Repeat("x", 10<<20)})
+		// A message over 4 MiB or nested over 256 deep is refused by the
+		// transport before any tool sees it (hostile_transport_test.go);
+		// below that, the tool's own limits.
+		res, text := call(t, "get_server", map[string]any{"server_id": strings.Repeat("x", 2<<20)})
 		eq(t, "isError", res.IsError, true)
-		contains(t, text, "The arguments are 10.0 MiB, over this server's limit of 1 MiB", "nothing was sent")
-		// go-sdk's JSON-RPC decoding refuses a message nested 1,000 deep
-		// before any tool sees it; below that, the server's own limit.
+		contains(t, text, "The arguments are 2.0 MiB, over this server's limit of 1 MiB", "nothing was sent")
 		var deep any = "srv_1"
-		for i := 0; i < 900; i++ {
+		for i := 0; i < 200; i++ {
 			deep = []any{deep}
 		}
 		res, text = call(t, "get_server", map[string]any{"server_id": deep})
 		eq(t, "isError", res.IsError, true)
 		contains(t, text, "nested more than 64 levels deep", "nothing was sent")
 		eq(t, "requests", len(api.take()), 0)
-		lines := auditLines(t, srv, "get_server")
 		var refused []string
-		for _, l := range lines {
-			if strings.Contains(l, `"args_bytes"`) {
-				refused = append(refused, l)
-			}
-			if len(l) > 16<<10 {
-				t.Errorf("an audit line of %d bytes", len(l))
+		for deadline := time.Now().Add(5 * time.Second); len(refused) < 2 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			refused = refused[:0]
+			for _, l := range auditLines(t, srv, "get_server", 1) {
+				if strings.Contains(l, `"args_bytes"`) {
+					refused = append(refused, l)
+				}
+				if len(l) > 16<<10 {
+					t.Fatalf("an audit line of %d bytes", len(l))
+				}
 			}
 		}
 		if len(refused) != 2 || !strings.Contains(refused[0], `"outcome":"error"`) {
@@ -291,13 +344,17 @@ func TestHostileBackendPassThrough(t *testing.T) {
 				w.Header().Set("Content-Type", "application/json")
 				fmt.Fprintf(w, `{"server_id":"srv_1","name":%q,"plan":"small","status":"running","region":%q,"monthly_price":10,"disk_gb":20}`, r.Header.Get("Authorization"), "secret "+secret)
 			})
-			token := signHS256(t, secret, map[string]any{"sub": "u1", "exp": time.Now().Add(time.Hour).Unix()})
-			hc := &http.Client{Transport: headerRoundTripper{"Authorization": "Bearer " + token, "X-Account-Id": hostAccount}}
+			// With tokens verified, the account comes from the token's claim
+			// only (the identity policy): a header naming another is ignored.
+			token := signHS256(t, secret, map[string]any{"sub": "u1", "account_id": hostAccount, "exp": time.Now().Add(time.Hour).Unix()})
+			hc := &http.Client{Transport: headerRoundTripper{"Authorization": "Bearer " + token, "X-Account-Id": "acc_other"}}
 			env := append(hostingEnv(api.URL()), "HOSTING_TOKEN_HS256_SECRET="+secret)
 			srv := sv.http(t, env, hc, "--pass-through-auth")
 			res := srv.Call(t, "get_server", map[string]any{"server_id": "srv_1"})
 			text := testkit.Text(res) + testkit.Structured(res)
-			eq(t, "forwarded", api.take()[0].Header.Get("Authorization"), "Bearer "+token)
+			got := api.take()[0]
+			eq(t, "forwarded", got.Header.Get("Authorization"), "Bearer "+token)
+			eq(t, "account", got.RawPath, "/v2/accounts/"+hostAccount+"/servers/srv_1")
 			contains(t, text, "Bearer [redacted] (srv_1)", "secret [redacted]")
 			for _, s := range []string{token, secret} {
 				if strings.Contains(text, s) {

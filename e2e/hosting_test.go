@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -93,6 +94,8 @@ type hostingAPI struct {
 	changes  []hChange
 	received []testkit.Received
 	override http.HandlerFunc
+	// routes are the API's own handlers, for an override to fall back on.
+	routes *http.ServeMux
 	*httptest.Server
 }
 
@@ -107,6 +110,7 @@ func newHostingAPI(t *testing.T) *hostingAPI {
 		"srv_4": {ID: "srv_4", Name: "sandbox", Plan: "small", Region: "us-east", Price: 0, DiskGB: 5},
 	}}
 	mux := http.NewServeMux()
+	h.routes = mux
 	mux.HandleFunc("GET /v2/accounts/{acc}/servers", h.list)
 	mux.HandleFunc("GET /v2/accounts/{acc}/servers/{id}", h.get)
 	mux.HandleFunc("POST /v2/accounts/{acc}/servers/{id}/plan-quotes", h.quote)
@@ -381,7 +385,7 @@ func TestHostingDomain(t *testing.T) {
 			contains(t, text, "Invalid arguments for quote_plan_change", "`plan`", "Nothing was sent")
 
 			rd.noShopWords(t, ap.questions...)
-			audit := auditLines(t, srv, "change_plan")
+			audit := auditLines(t, srv, "change_plan", 1)
 			contains(t, strings.Join(audit, "\n"), `"identity":{"account_id":"acc_7"}`, `"created":["chg_1"]`, `"approval":"accept"`)
 		})
 	}
@@ -407,22 +411,140 @@ func TestHostingWithoutElicitation(t *testing.T) {
 	}
 }
 
-// auditLines waits for and returns the audit records of tool in a
-// server's stderr.
-func auditLines(t *testing.T, srv *testkit.Server, tool string) []string {
+// TestHostingClientGuarantees: the hostile-client guarantees hold in the
+// second domain too, in its own words: inputResponses without the
+// server's requestState are no approval; the price is reserved before the
+// person is asked, so another confirm does nothing (in the overlay's
+// wording of that message); a requestState counts once; concurrent
+// confirms ask once and change once; and a change the API applied before
+// timing out is finished by calling change_plan again, with the same
+// Idempotency-Key and no second question.
+func TestHostingClientGuarantees(t *testing.T) {
+	for _, sv := range hostingServers() {
+		t.Run(sv.kind, func(t *testing.T) {
+			api := newHostingAPI(t)
+			bin, pre := sv.command(t)
+			rd := &reader{}
+			changes := func() int {
+				api.mu.Lock()
+				defer api.mu.Unlock()
+				return len(api.changes)
+			}
+			price := func(srv *testkit.Server, id, plan string) string {
+				res := srv.Call(t, "quote_plan_change", map[string]any{"server_id": id, "plan": plan})
+				rd.read(t, res)
+				return quoteID(t, res)
+			}
+
+			// A client that sees the approval request itself.
+			srv := testkit.StartStdioClient(t, bin, hostingEnv(api.URL()), manual(), pre...)
+			q := price(srv, "srv_1", "medium")
+			res := callParams(t, srv, &mcp.CallToolParams{Name: "change_plan", Arguments: map[string]any{"quote_id": q}, InputResponses: accept})
+			rd.read(t, res)
+			if !res.NeedsInput() || res.RequestState == "" {
+				t.Fatalf("a self-approval was taken: %s", testkit.Text(res))
+			}
+			state := res.RequestState
+			eq(t, "changes after a self-approval", changes(), 0)
+			// Reserved while the person is asked: another confirm does nothing.
+			text := rd.read(t, srv.Call(t, "change_plan", map[string]any{"quote_id": q}))
+			eq(t, "reserved", text, "Price "+q+" is being carried out by another call right now (its approval may be pending). This call changed nothing; wait for that call's result.")
+			answer := func(action string) *mcp.CallToolResult {
+				res := callParams(t, srv, &mcp.CallToolParams{Name: "change_plan", Arguments: map[string]any{"quote_id": q},
+					InputResponses: mcp.InputResponseMap{"approval": &mcp.ElicitResult{Action: action}}, RequestState: state})
+				rd.read(t, res)
+				return res
+			}
+			res = answer("accept")
+			eq(t, "accepted", res.IsError, false)
+			contains(t, testkit.Text(res), "web-1 now runs the medium plan (change chg_1)")
+			eq(t, "changes", changes(), 1)
+			// The same state again: no second change.
+			res = answer("accept")
+			contains(t, testkit.Text(res), "Quote "+q+" was already carried out")
+			eq(t, "changes after a replay", changes(), 1)
+			eq(t, "audit: ignored", ignored(audits(t, srv, "change_plan", 4)), "inputResponses without a requestState")
+
+			// Eight concurrent confirms of one price: one question, one change.
+			var prompts atomic.Int32
+			busy := testkit.StartStdioClient(t, bin, hostingEnv(api.URL()), slowApprover(&prompts), pre...)
+			q = price(busy, "srv_4", "medium")
+			results := callAtOnce(t, busy, 8, "change_plan", map[string]any{"quote_id": q})
+			for _, r := range results {
+				rd.read(t, r)
+			}
+			done, held := tally(t, results, "is being carried out by another call right now")
+			eq(t, "done", done, 1)
+			eq(t, "told another call has it", held, 7)
+			eq(t, "prompts", int(prompts.Load()), 1)
+			eq(t, "changes", changes(), 2)
+
+			// The API applies the change, then answers only after the
+			// server's timeout: the outcome is unknown, and calling again
+			// finishes it.
+			var mu sync.Mutex
+			var keys []string
+			api.handle(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPut {
+					mu.Lock()
+					keys = append(keys, r.Header.Get("Idempotency-Key"))
+					first := len(keys) == 1
+					mu.Unlock()
+					if first {
+						api.routes.ServeHTTP(httptest.NewRecorder(), r)
+						time.Sleep(1500 * time.Millisecond)
+						return
+					}
+				}
+				api.routes.ServeHTTP(w, r)
+			})
+			person := &approver{action: "accept"}
+			slow := testkit.StartStdioClient(t, bin, hostingEnv(api.URL()), person.options(), append(pre, "--timeout", "400ms")...)
+			q = price(slow, "srv_2", "large")
+			res = slow.Call(t, "change_plan", map[string]any{"quote_id": q})
+			text = rd.read(t, res)
+			eq(t, "isError", res.IsError, true)
+			contains(t, text, "Only part of change_plan was done.", "Outcome unknown (sent, but no answer says whether the API applied it): step apply.",
+				"Did not run: step check.", "did not answer within 400ms", "Calling change_plan again with quote_id "+q+" finishes it")
+			if strings.Contains(text, "Nothing was done") {
+				t.Errorf("an applied change is reported as nothing done: %s", text)
+			}
+			eq(t, "applied", api.servers["srv_2"].Plan, "large")
+			res = slow.Call(t, "change_plan", map[string]any{"quote_id": q})
+			text = rd.read(t, res)
+			eq(t, "resumed", res.IsError, false)
+			eq(t, "finished", strings.SplitN(text, "\n", 2)[0], "db-1 now runs the large plan (change chg_3); charged 40.")
+			mu.Lock()
+			eq(t, "keys", strings.Join(keys, ","), q+","+q)
+			mu.Unlock()
+			eq(t, "changes", changes(), 3)
+			eq(t, "asked once", person.asked(), 1)
+			eq(t, "audit: resumed", lastFinal(audits(t, slow, "change_plan", 3)).Approval, "resumed")
+
+			rd.noShopWords(t, person.questions...)
+		})
+	}
+}
+
+// auditLines waits until srv's stderr holds at least n audit records of
+// tool (a record is written just after the call's result is sent) and
+// returns them.
+func auditLines(t *testing.T, srv *testkit.Server, tool string, n int) []string {
 	t.Helper()
 	var out []string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		out = nil
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out = out[:0]
 		for _, l := range strings.Split(srv.Stderr(), "\n") {
 			if strings.Contains(l, `"msg":"audit"`) && strings.Contains(l, `"tool":"`+tool+`"`) {
 				out = append(out, l)
 			}
 		}
-		if len(out) > 0 {
-			return out
+		if len(out) >= n || time.Now().After(deadline) {
+			break
 		}
 	}
-	t.Fatalf("no audit record of %s in stderr:\n%s", tool, srv.Stderr())
-	return nil
+	if len(out) < n {
+		t.Fatalf("%d audit records of %s, want %d\nstderr:\n%s", len(out), tool, n, srv.Stderr())
+	}
+	return out
 }

@@ -187,7 +187,9 @@ func testOverlayMissingContext(t *testing.T, sv server) {
 	srv := sv.stdio(t, curatedEnv(backend.URL))
 	res := srv.Call(t, "find_order", map[string]any{"order_number": "1"})
 	eq(t, "isError", res.IsError, true)
-	contains(t, testkit.Text(res), "This session has no customer", "X-Customer-Id header", "SHOP_TEST_CUSTOMER", "cannot be given as a tool argument")
+	// Over stdio there are no request headers: the environment is the
+	// only source that counts.
+	contains(t, testkit.Text(res), "This session has no customer", "SHOP_TEST_CUSTOMER", "cannot be given as a tool argument")
 	eq(t, "sent", len(backend.Take()), 0)
 
 	withEnv := sv.stdio(t, append(curatedEnv(backend.URL), "SHOP_TEST_CUSTOMER=cust_env"))

@@ -22,6 +22,7 @@ type auditRecord struct {
 	Identity map[string]any `json:"identity,omitempty"`
 	Quote    *auditQuote    `json:"quote,omitempty"`
 	Approval string         `json:"approval,omitempty"`
+	Ignored  string         `json:"approval_ignored,omitempty"`
 	Steps    []auditStep    `json:"calls,omitempty"`
 	Created  []string       `json:"created,omitempty"`
 	Failed   string         `json:"failed_step,omitempty"`
@@ -42,15 +43,19 @@ type auditStep struct {
 	Method string `json:"method"`
 	Path   string `json:"path"`
 	Status int    `json:"status"`
+	// Outcome of a step's call: done, unknown, refused, not sent.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // audit collects what a call did, for the record written when it ends.
 type audit struct {
 	Quote    *Quote
 	Approval string
-	Steps    []auditStep
-	Created  []string
-	Failed   string
+	// Ignored says why an approval answer was not taken as one.
+	Ignored string
+	Steps   []auditStep
+	Created []string
+	Failed  string
 }
 
 type auditWriter struct {
@@ -72,7 +77,7 @@ const (
 func (k *Kit) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	rec := auditRecord{
 		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Args: summarize(anyMap(c.args), 0),
-		Identity: c.contextValues(), Approval: c.audit.Approval, Steps: c.audit.Steps,
+		Identity: c.contextValues(), Approval: c.audit.Approval, Ignored: c.audit.Ignored, Steps: c.audit.Steps,
 		Created: c.audit.Created, Failed: c.audit.Failed, Outcome: "ok", Millis: time.Since(start).Milliseconds(),
 	}
 	if c.args == nil {

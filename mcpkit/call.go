@@ -24,9 +24,11 @@ type Call struct {
 	args map[string]any
 	// token is the verified bearer token's information, if any.
 	token *auth.TokenInfo
-	// missing names a context value the call needed and did not have.
-	missing *ContextValue
-	audit   audit
+	// missing names a context value the call needed and did not have;
+	// contextProblem says why a source's value was refused, if it was.
+	missing        *ContextValue
+	contextProblem string
+	audit          audit
 	// step is the composed tool's step being run, for error rules.
 	step string
 	// sent is the request of a single-operation tool, once sent.
@@ -158,52 +160,16 @@ func (c *Call) Context(name string) Value {
 		if cv.Name != name {
 			continue
 		}
-		if v, ok := c.lookupContext(cv); ok {
+		v, src, problem := c.lookupContext(cv)
+		if src != "" {
 			return Value{V: v, Set: true}
 		}
 		if c.missing == nil {
-			c.missing = cv
+			c.missing, c.contextProblem = cv, problem
 		}
 		return Value{}
 	}
 	panic(fmt.Sprintf("mcpkit: tool %s uses undeclared context value %q", c.tool.Name, name))
-}
-
-// lookupContext resolves a context value from its sources, in order.
-func (c *Call) lookupContext(cv *ContextValue) (string, bool) {
-	if cv.Header != "" && c.header != nil {
-		if v := c.header.Get(cv.Header); v != "" {
-			return v, true
-		}
-	}
-	if cv.Claim != "" && c.token != nil {
-		if v, ok := claim(c.token, cv.Claim); ok {
-			return v, true
-		}
-	}
-	if cv.Env != "" {
-		if v := c.kit.cfg.Getenv(cv.Env); v != "" {
-			return v, true
-		}
-	}
-	return "", false
-}
-
-// missingContext is the result for a call whose caller context lacks a value.
-func (c *Call) missingContext() *mcp.CallToolResult {
-	cv := c.missing
-	var from []string
-	if cv.Header != "" {
-		from = append(from, "the "+cv.Header+" header of the MCP request")
-	}
-	if cv.Claim != "" {
-		from = append(from, "the "+cv.Claim+" claim of the caller's verified token")
-	}
-	if cv.Env != "" {
-		from = append(from, "the server's "+cv.Env+" setting")
-	}
-	c.kit.log.Warn("call refused: caller context value missing", "tool", c.tool.Name, "context", cv.Name)
-	return errorResult(c.say("context_missing", M{"name": cv.Name, "sources": strings.Join(from, " or ")}))
 }
 
 func errorResult(text string) *mcp.CallToolResult {
@@ -212,16 +178,4 @@ func errorResult(text string) *mcp.CallToolResult {
 
 func textResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-}
-
-// claim reads a claim of a verified token; "sub" falls back to the user id.
-func claim(t *auth.TokenInfo, name string) (string, bool) {
-	if v, ok := t.Extra[name]; ok && v != nil {
-		s := fmt.Sprint(v)
-		return s, s != ""
-	}
-	if name == "sub" && t.UserID != "" {
-		return t.UserID, true
-	}
-	return "", false
 }

@@ -16,4 +16,38 @@
 //		r.Path("petId", c.Arg("petId"), mcpkit.Simple)
 //		return c.Do(r)
 //	}
+//
+// # Identity policy
+//
+// Context values (a customer, a tenant, a user: whatever the overlay's
+// server.context names) identify the caller and never come from the model.
+// Each is resolved per call, by the first rule that applies:
+//
+//  1. A claim of the caller's verified bearer token. It must be a
+//     non-empty string; a number, object, array or boolean is refused,
+//     never turned into text.
+//  2. When bearer tokens are verified (Config.Verifier, or a request that
+//     carries a verified token), nothing else counts: a token without the
+//     claim leaves the value missing, and the request's header and the
+//     server's environment are ignored, unless the operator allows
+//     unverified sources (Config.AllowUnverifiedContext;
+//     --allow-unverified-context), in which case they fill only a claim
+//     the token lacks.
+//  3. Otherwise the MCP HTTP request's header, then the server's
+//     environment variable. Over stdio there are no headers: the
+//     environment is the session's identity.
+//
+// A missing or refused value makes the call an isError result before
+// anything is sent. NewKit refuses a verifier with a context value that has
+// no claim source (unless unverified sources are allowed); Run refuses to
+// read identity headers on a non-loopback address unless the operator says
+// a gateway sets them (--trust-context-headers). identity.go enforces this.
+//
+// # Approvals and quotes
+//
+// A confirm tool reserves its quote in the QuoteStore before asking the
+// person, and counts an answer only with the signed requestState of the
+// request it made (approval.go): for this quote, tool, session and caller,
+// once. A run that stops part-way keeps its progress in the quote, and the
+// next confirm finishes it (steps.go).
 package mcpkit

@@ -119,8 +119,7 @@ func (c *Call) transportFailure(r *Request, resp response) string {
 	err := resp.err
 	host := c.kit.base.Host
 	f := M{"host": host, "timeout": c.kit.cfg.Timeout.String(), "error": err.Error()}
-	var ne net.Error
-	timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+	timedOut := isTimeout(err)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return c.say("cancelled", f)
@@ -141,6 +140,12 @@ func (c *Call) transportFailure(r *Request, resp response) string {
 		return c.say("connection_lost_write", f)
 	}
 	return c.say("connection_failed", f)
+}
+
+// isTimeout reports whether a request failed for want of an answer in time.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
 // backendMessage pulls the human part out of an error body: common JSON

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // API is the static description of a generated server.
@@ -29,9 +31,9 @@ type API struct {
 	Messages map[string]string
 }
 
-// ContextValue is a value of the caller's context: the first of its
-// sources that is set, in the order Header (HTTP transport), Claim (a
-// verified bearer token), Env.
+// ContextValue is a value of the caller's context, resolved from its
+// sources (a verified token's Claim, the HTTP request's Header, the
+// server's Env) by the identity policy (see the package doc).
 type ContextValue struct {
 	Name   string
 	Header string
@@ -76,6 +78,14 @@ type Config struct {
 	// connection failure or a 502/503/504 (default 2). Writes are never
 	// retried once sent.
 	Retries int
+	// Verifier verifies the bearer tokens of HTTP requests (Run wraps the
+	// endpoint with it). With a verifier, context values come only from
+	// verified claims unless AllowUnverifiedContext is set (see the
+	// identity policy in identity.go).
+	Verifier auth.TokenVerifier
+	// AllowUnverifiedContext lets a request header or the environment fill
+	// a context value that the verified token lacks.
+	AllowUnverifiedContext bool
 	// PassThroughAuth forwards the Authorization header of the incoming MCP
 	// HTTP request to the backend (HTTP transport only; off by default).
 	PassThroughAuth bool
@@ -104,8 +114,16 @@ type Config struct {
 	// Quotes stores quotes; default an in-memory store (see QuoteStore for
 	// servers running as several replicas).
 	Quotes QuoteStore
-	// QuoteTTL, when set, overrides every quote tool's validity.
+	// QuoteTTL, when set, overrides every quote tool's validity; it must
+	// not be negative.
 	QuoteTTL time.Duration
+	// MaxQuotes bounds the default in-memory quote store (default
+	// DefaultMaxQuotes); at the bound new quotes are refused.
+	MaxQuotes int
+	// ApprovalKey signs the request state of approval requests (HMAC). A
+	// random per-process key by default; replicas behind one endpoint must
+	// share one (at least 32 bytes).
+	ApprovalKey []byte
 	// Audit receives one JSON line per tool call; default Log.
 	Audit io.Writer
 	// Now is the clock (tests); default time.Now.
@@ -123,6 +141,7 @@ type Kit struct {
 	sdkLog *slog.Logger
 	creds  map[string]credential
 	quotes QuoteStore
+	states *stateSigner
 	// redactor removes the configured secrets; secretValues and basicPairs
 	// are what it was built from, for a call that adds its own.
 	redactor     *redactor
@@ -191,10 +210,27 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 	if cfg.Now == nil {
 		k.cfg.Now = time.Now
 	}
+	if cfg.QuoteTTL < 0 {
+		return nil, fmt.Errorf("the quote validity %s is negative: give a positive duration such as 15m", cfg.QuoteTTL)
+	}
+	if cfg.Verifier != nil && !cfg.AllowUnverifiedContext {
+		for _, cv := range api.Context {
+			if cv.Claim == "" {
+				return nil, fmt.Errorf("context value %q has no claim source, and with bearer tokens verified only their claims count: add a claim to it in the overlay, or allow its header and environment sources with --allow-unverified-context (%s_ALLOW_UNVERIFIED_CONTEXT=true)", cv.Name, api.EnvPrefix)
+			}
+		}
+	}
 	k.quotes = cfg.Quotes
 	if k.quotes == nil {
-		k.quotes = NewMemoryQuoteStore()
+		m := NewMemoryQuoteStore()
+		m.MaxQuotes = cfg.MaxQuotes
+		k.quotes = m
 	}
+	states, err := newStateSigner(cfg.ApprovalKey, api.Name)
+	if err != nil {
+		return nil, err
+	}
+	k.states = states
 	for _, s := range api.Schemes {
 		c := credential{scheme: s, value: cfg.Getenv(s.Env)}
 		if s.Kind == Basic {
@@ -214,6 +250,10 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 		}
 	}
 	k.secretValues = append(k.secretValues, cfg.Secrets...)
+	if len(cfg.ApprovalKey) > 0 {
+		// Whoever holds it can sign approvals.
+		k.secretValues = append(k.secretValues, string(cfg.ApprovalKey))
+	}
 	k.redactor = newRedactor(k.secretValues, k.basicPairs)
 	// Every log line, the server's and go-sdk's, passes the redactor.
 	logOut := redactingWriter{w: cfg.Log, r: k.redactor}

@@ -2,14 +2,10 @@ package mcpkit
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/theory/jsonpath"
 )
@@ -23,32 +19,6 @@ func decode(t *testing.T, s string) any {
 		t.Fatal(err)
 	}
 	return v
-}
-
-func TestConsumeIsExactlyOnce(t *testing.T) {
-	s := NewMemoryQuoteStore()
-	now := time.Now()
-	if err := s.Save(context.Background(), &Quote{ID: "q_1", Created: now, Expires: now.Add(time.Minute)}); err != nil {
-		t.Fatal(err)
-	}
-	var wins atomic.Int32
-	var wg sync.WaitGroup
-	for i := 0; i < 64; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if s.Consume(context.Background(), "q_1", now) == nil {
-				wins.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	if wins.Load() != 1 {
-		t.Fatalf("%d callers consumed the quote, want exactly 1", wins.Load())
-	}
-	if err := s.Consume(context.Background(), "q_missing", now); err != ErrQuoteNotFound {
-		t.Fatalf("unknown quote: %v", err)
-	}
 }
 
 func TestQuoteIDs(t *testing.T) {

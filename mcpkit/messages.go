@@ -56,6 +56,10 @@ var (
 	quoteToolFld  = Field{"quote_tool", "the tool that makes quotes for this one"}
 	expiresField  = Field{"expires_at", "when the quote expires (RFC 3339)"}
 	questionField = Field{"question", "the approval question asked"}
+	stepField     = Field{"step", "the step's name"}
+	problemField  = Field{"problem", "what is wrong with the answer"}
+	ctypeField    = Field{"content_type", "the answer's Content-Type, or empty"}
+	excerptField  = Field{"excerpt", "the start of the answer, or empty"}
 )
 
 // failureFields are the fields of every message about a failed HTTP call.
@@ -74,8 +78,12 @@ var catalog = []Message{
 		Text: "Invalid arguments for {{.tool}}: {{.problems}}. Nothing was sent to the API. Fix the arguments to match the tool's input schema and call it again."},
 	{ID: "request_not_built", Fields: []Field{{"problem", "why the request could not be built"}},
 		Text: "Invalid arguments for {{.tool}}: {{.problem}}. Nothing was sent to the API; fix the arguments and call again."},
-	{ID: "context_missing", Fields: []Field{{"name", "the context value's name"}, {"sources", "where the server looks for it"}},
-		Text: "This session has no {{.name}}: the server takes it from {{.sources}}, and none was provided, so nothing was sent to the API. It identifies the caller and cannot be given as a tool argument. Tell the user their session is not identified (they may need to sign in again); do not ask them for it or try other tools to get around it."},
+	{ID: "identity_unusable", Fields: []Field{{"problem", "why the session's identity cannot be used"}, {"id", "the quote id, for a tool that carries out a quote, or empty"}},
+		Text: "This session's identity cannot be used: {{.problem}}. {{if .id}}Nothing was done with quote {{.id}}.{{else}}Nothing was sent to the API.{{end}} Tell the user their session is not identified correctly (they may need to sign in again); do not ask them for it or try other tools to get around it."},
+	{ID: "claim_not_text", Fields: []Field{{"name", "the context value's name"}, {"claim", "the token claim it comes from"}, {"kind", `what the claim holds instead, e.g. "a number"`}},
+		Text: "the {{.claim}} claim of the caller's token is {{.kind}}, not a string, so it cannot be used as {{.name}}"},
+	{ID: "context_missing", Fields: []Field{{"name", "the context value's name"}, {"sources", "where the server looks for it in this session, or empty when none of its sources is available"}},
+		Text: "This session has no {{.name}}: {{if .sources}}the server takes it from {{.sources}}, and none was provided{{else}}none of its sources is available in this session{{end}}, so nothing was sent to the API. It identifies the caller and cannot be given as a tool argument. Tell the user their session is not identified (they may need to sign in again); do not ask them for it or try other tools to get around it."},
 
 	// The API answered with a failure status.
 	{ID: "invalid_argument", Fields: failureFields,
@@ -122,15 +130,15 @@ var catalog = []Message{
 		Text: "The call to the API failed: {{.error}}. Retry later; if it keeps failing, tell the user."},
 
 	// The API answered 2xx with something that cannot be used.
-	{ID: "response_too_large", Fields: []Field{statusField, limitField},
+	{ID: "response_too_large", Fields: []Field{statusField, limitField, problemField},
 		Text: "The API's answer ({{.status}}) is larger than this server's limit of {{.limit}}, so it was not read and none of it is shown. Ask for less (a filter, a smaller page or limit, a narrower query) and call {{.tool}} again. The server's operator can raise the limit (--max-response-bytes)."},
-	{ID: "response_too_large_write", Fields: []Field{statusField, limitField},
-		Text: "The API accepted the change ({{.status}}), but its answer is larger than this server's limit of {{.limit}}, so it was not read: the change was most likely made, but what it returned is not known. Check the result with a read-only tool; do not call {{.tool}} again to find out."},
-	{ID: "response_invalid", Fields: []Field{statusField, {"content_type", "the answer's Content-Type, or empty"}, {"problem", "what is wrong with it"}, {"excerpt", "the start of the answer, or empty"}},
+	{ID: "response_too_large_write", Fields: []Field{statusField, limitField, problemField},
+		Text: "The API accepted the change ({{.status}}), so it took effect, but its answer is larger than this server's limit of {{.limit}}, so it was not read: what it returned is not known. Check the result with a read-only tool; do not call {{.tool}} again to find out (that would make the change twice)."},
+	{ID: "response_invalid", Fields: []Field{statusField, ctypeField, problemField, excerptField},
 		Text: "The API answered {{.status}}, but {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}, so the answer cannot be used. This is a problem on the API's side, not with your arguments. Retry once later; if it happens again, tell the user the service is returning broken answers."},
-	{ID: "response_invalid_write", Fields: []Field{statusField, {"content_type", "the answer's Content-Type, or empty"}, {"problem", "what is wrong with it"}, {"excerpt", "the start of the answer, or empty"}},
-		Text: "The API answered {{.status}} to this change, but {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}, so what it did is not known: the change may or may not have been made. Check with a read-only tool before trying again, and do not resend it blindly."},
-	{ID: "quote_not_made", Fields: []Field{statusField, {"problem", "what is wrong with the answer"}},
+	{ID: "response_invalid_write", Fields: []Field{statusField, ctypeField, problemField, excerptField},
+		Text: "The API accepted this change ({{.status}}), so it took effect, but {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}, so what it returned is not known. Check the result with a read-only tool; do not call {{.tool}} again to find out (that would make the change twice)."},
+	{ID: "quote_not_made", Fields: []Field{statusField, problemField, ctypeField, excerptField},
 		Text: "The API answered {{.status}}, but {{.problem}}, so no quote was made and there is nothing to carry out. This is a problem on the API's side. Retry once later; if it happens again, tell the user the service cannot compute it now."},
 	{ID: "done_no_content", Fields: []Field{statusField},
 		Text: "Done: the API answered {{.status}} with no content."},
@@ -147,23 +155,25 @@ var catalog = []Message{
 	{ID: "quote_ready", Fields: []Field{idField, expiresField, confirmField},
 		Text: "Quote {{.id}}, valid until {{.expires_at}}. Nothing has been done yet: tell the user the result above and, once they agree, {{if .confirm_tool}}call {{.confirm_tool}} with quote_id {{.id}}{{else}}carry it out{{end}}."},
 	{ID: "quote_not_stored",
-		Text: "The quote was computed but could not be stored (the server's quote store failed), so it cannot be carried out. Try again in a moment."},
+		Text: "The quote was computed but could not be stored (the server's quote store failed), so it cannot be carried out. Nothing was changed. Try again in a moment."},
+	{ID: "quote_store_full",
+		Text: "The result was computed, but the server holds as many open quotes as it may, so no quote was stored and nothing can be carried out from it. Nothing was changed. Carry out or abandon earlier quotes, or call {{.tool}} again in a few minutes."},
 	{ID: "quote_unknown", Fields: []Field{idField, quoteToolFld},
 		Text: "There is no quote {{printf \"%q\" .id}}. Quote ids come from {{.quote_tool}}; call it (it changes nothing) and use the quote_id it returns. Nothing was done."},
-	{ID: "quote_unreadable",
-		Text: "The quote could not be read (the server's quote store failed). Nothing was done; try again in a moment."},
+	{ID: "quote_store_failed",
+		Text: "The quote could not be used (the server's quote store failed). Nothing was done; try again in a moment."},
+	{ID: "quote_unidentified", Fields: []Field{idField},
+		Text: "This session is not identified, so quote {{.id}} cannot be carried out here. Nothing was done. Tell the user their session is not identified (they may need to sign in again); do not try other tools to get around it."},
 	{ID: "quote_other_caller", Fields: []Field{idField, quoteToolFld},
 		Text: "Quote {{.id}} was made for another caller or session, so it cannot be used here. Nothing was done. Call {{.quote_tool}} in this session and show the user the result."},
 	{ID: "quote_wrong_tool", Fields: []Field{idField, quoteToolFld, {"made_by", "the tool that made the quote"}},
 		Text: "{{.id}} is a quote of {{.made_by}}, not of {{.quote_tool}}. Nothing was done; call {{.quote_tool}} to get a quote for this action."},
-	{ID: "quote_used", Fields: []Field{idField, {"used_at", "when it was carried out"}},
-		Text: "Quote {{.id}} was already carried out (at {{.used_at}}) and cannot be used twice. Nothing more was done. Check the current state with a read-only tool instead of retrying."},
+	{ID: "quote_used", Fields: []Field{idField, {"used_at", "when it was carried out, or empty"}},
+		Text: "Quote {{.id}} was already carried out{{if .used_at}} (at {{.used_at}}){{end}} and cannot be used twice. Nothing more was done. Check the current state with a read-only tool instead of retrying."},
 	{ID: "quote_expired", Fields: []Field{idField, expiresField, quoteToolFld},
 		Text: "Quote {{.id}} expired at {{.expires_at}}. Nothing was done. Call {{.quote_tool}} again, tell the user the new result, and carry out the new quote."},
-	{ID: "quote_taken", Fields: []Field{idField},
-		Text: "Quote {{.id}} was carried out by another call a moment ago and cannot be used twice. Nothing more was done."},
-	{ID: "quote_not_consumed",
-		Text: "The quote could not be consumed (the server's quote store failed). Nothing was done; try again in a moment."},
+	{ID: "quote_reserved", Fields: []Field{idField, {"free_at", "when the quote is free again if that other call was abandoned, or empty"}},
+		Text: "Quote {{.id}} is being carried out by another call right now (its approval may be waiting for the user). This call did nothing. Wait for that call's result instead of calling {{.tool}} again.{{if .free_at}} If that call was abandoned, the quote is free again from {{.free_at}}.{{end}}"},
 
 	// Approval by the person.
 	{ID: "approval_question", Fields: []Field{idField, {"quote", "the quoted values as JSON"}},
@@ -176,14 +186,48 @@ var catalog = []Message{
 		Text: "This action needs the user's explicit approval ({{printf \"%q\" .question}}), and this client cannot ask for it, so nothing was done. Tell the user it needs their approval in a client that can ask for it."},
 
 	// Composed tools.
-	{ID: "step_not_built", Fields: []Field{{"step", "the step's name"}, {"problem", "why its request could not be built"}},
+	{ID: "step_not_built", Fields: []Field{stepField, {"problem", "why its request could not be built"}},
 		Text: "Step {{.step}} could not be built: {{.problem}}. Its request was not sent. This is a problem in the tool's definition or in the data the step reads, not in your arguments."},
-	{ID: "steps_none_done", Fields: []Field{{"step", "the step that failed"}, {"reason", "why it failed"}},
-		Text: "Nothing was done: step {{.step}} failed before any step took effect. {{.reason}}"},
-	{ID: "steps_partly_done", Fields: []Field{{"step", "the step that failed"}, {"reason", "why it failed"}, {"done", "the steps that took effect"}, {"not_run", "the steps that did not run, or empty"}, {"quote", "true for a tool that carries out a quote"}},
-		Text: "Only part of {{.tool}} was done. These steps took effect: {{.done}}. Then step {{.step}} failed{{if .not_run}}, and the steps after it ({{.not_run}}) did not run{{end}}. {{.reason}}{{if .quote}} The quote is used up: do not call {{.tool}} again with it. Tell the user exactly what was and was not done.{{else}} Tell the user exactly what was and was not done before trying anything else.{{end}}"},
-	{ID: "steps_done", Fields: []Field{{"done", "the steps that took effect"}},
+	{ID: "step_not_a_list", Fields: []Field{stepField, {"list", "the reference the step runs over"}, {"got", `what it is instead, e.g. "a string" or "absent"`}},
+		Text: "Step {{.step}} runs once per element of {{.list}}, which is {{.got}} here, not a list. This is a problem in the tool's definition or in the API's answer, not in your arguments."},
+	{ID: "step_unknown_status", Fields: []Field{stepField, statusField, detailField},
+		Text: "Step {{.step}} was sent and the API failed ({{.status}})." + saidText + " Whether it was applied is unknown."},
+	{ID: "step_unknown_rule", Fields: []Field{stepField, {"reason", "the overlay's error text for the failure"}},
+		Text: "Step {{.step}} was sent and failed: {{.reason}} Whether it was applied is unknown."},
+	{ID: "step_unknown_timeout", Fields: []Field{stepField, timeoutField},
+		Text: "Step {{.step}} was sent, but the API did not answer within {{.timeout}}, so whether it was applied is unknown."},
+	{ID: "step_unknown_cancelled", Fields: []Field{stepField},
+		Text: "Step {{.step}} was sent, then the call was cancelled before the API answered, so whether it was applied is unknown."},
+	{ID: "step_unknown_connection", Fields: []Field{stepField},
+		Text: "Step {{.step}} was sent, but the connection failed before the API answered, so whether it was applied is unknown."},
+	{ID: "step_answer_unreadable", Fields: []Field{stepField, statusField, problemField, excerptField, {"blocked", "a later step that needs what it returned, or empty"}},
+		Text: "Step {{.step}} took effect (the API answered {{.status}}), but {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}, so what it returned is not known.{{if .blocked}} Step {{.blocked}} needs what it returned, so the rest cannot be carried out.{{end}}"},
+	{ID: "steps_done_unreadable", Fields: []Field{stepField, statusField, problemField, excerptField, {"done", "what the steps did, by step"}},
+		Text: "Every step of {{.tool}} took effect ({{.done}}), but the answer to step {{.step}} ({{.status}}) cannot be used: {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}. What it returned is not known. Check the result with a read-only tool; do not call {{.tool}} again to find out (that would make the change twice)."},
+	{ID: "step_unknown_not_resent", Fields: []Field{stepField, {"method", "the step's HTTP method"}},
+		Text: "Step {{.step}} was sent in an earlier call and its outcome is still unknown; it carries no idempotency key and {{.method}} is not safe to repeat, so it is not sent again. Check with a read-only tool whether it took effect."},
+	{ID: "steps_none_done", Fields: []Field{stepField, {"reason", "why it failed"}, {"id", "the quote id, when the quote stays valid, or empty"}, expiresField},
+		Text: "Nothing was done: step {{.step}} failed before any change took effect. {{.reason}}{{if .id}} Quote {{.id}} stays valid until {{.expires_at}}.{{end}}"},
+	{ID: "steps_partly_done", Fields: []Field{stepField, {"reason", "why it stopped"},
+		{"done", "the writes that took effect, by step, or empty"}, {"unknown", "the writes whose outcome is unknown (sent, no answer), by step, or empty"},
+		{"not_run", "the steps (or calls of a step) that did not run, or empty"}, {"resume", "true when calling the tool again with the same quote finishes the run"},
+		{"wait", "true when the cause must be resolved before that"}, {"id", "the quote id, or empty"}},
+		Text: "Only part of {{.tool}} was done.{{if .done}} Took effect: {{.done}}.{{end}}{{if .unknown}} Outcome unknown (sent, but no answer says whether the API applied it): {{.unknown}}.{{end}}{{if .not_run}} Did not run: {{.not_run}}.{{end}} {{.reason}}{{if .resume}} Calling {{.tool}} again with quote_id {{.id}} finishes it: it sends again only what did not certainly take effect, with the same idempotency keys, and asks for no new approval.{{if .wait}} Do that only once the cause above is resolved.{{end}} Tell the user exactly what was and was not done.{{else}} Tell the user exactly what was and was not done before trying anything else.{{end}}"},
+	{ID: "steps_done", Fields: []Field{{"done", "what the steps did: the reads, and the writes by step with the ids they created"}},
 		Text: "Done: {{.done}}."},
+
+	// Transports: answers to a client's malformed messages (JSON-RPC
+	// errors over stdio, an HTTP status), which a client may show the model.
+	{ID: "frame_not_json", Text: "Parse error: the message is not valid JSON."},
+	{ID: "frame_too_large", Fields: []Field{limitField}, Text: "Invalid Request: a message must be at most {{.limit}}."},
+	{ID: "frame_too_deep", Fields: []Field{{"depth", "how deep the message nests"}, {"limit", "the deepest nesting allowed"}},
+		Text: "Invalid Request: the message nests {{.depth}} levels deep; at most {{.limit}} are allowed."},
+	{ID: "frame_invalid", Fields: []Field{{"problem", "why it is not a JSON-RPC message"}}, Text: "Invalid Request: {{.problem}}."},
+	{ID: "frame_empty_batch", Text: "Invalid Request: an empty batch."},
+	{ID: "frame_batch_refused", Fields: []Field{{"version", "the protocol version the session uses"}},
+		Text: "Invalid Request: batches are not part of protocol version {{.version}}."},
+	{ID: "origin_refused", Fields: []Field{{"origin", "the request's Origin header"}},
+		Text: "Forbidden: cross-origin requests from {{.origin}} are not allowed (the server's operator can allow an origin with --allow-origin)."},
 
 	{ID: "internal_error",
 		Text: "The tool failed because of an internal error in the MCP server (this is a bug, not a problem with your arguments). Do not retry; tell the user the tool is broken."},

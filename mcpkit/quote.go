@@ -9,7 +9,6 @@ import (
 	"errors"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -32,7 +31,8 @@ type Approval struct {
 }
 
 // Quote is a stored preview: what the quote tool was asked and what the
-// API computed, bound to the caller's identity.
+// API computed, bound to the caller's identity, and where its confirm
+// stands.
 type Quote struct {
 	ID       string         `json:"id"`
 	Tool     string         `json:"tool"`
@@ -43,94 +43,132 @@ type Quote struct {
 	Expires  time.Time      `json:"expires"`
 	Used     bool           `json:"used"`
 	UsedAt   time.Time      `json:"used_at,omitzero"`
+	// ReservedBy is the token of the confirm call that has reserved the
+	// quote (asking the person, or running its steps) until ReservedUntil;
+	// empty when the quote is free.
+	ReservedBy    string    `json:"reserved_by,omitempty"`
+	ReservedUntil time.Time `json:"reserved_until,omitzero"`
+	// Progress is set when an approved run stopped part-way: what took
+	// effect, and what may have. A later confirm resumes from it.
+	Progress *Progress `json:"progress,omitempty"`
+}
+
+// Progress records a confirm run that stopped before its last step, so
+// that calling the confirm tool again re-sends only what did not certainly
+// take effect.
+type Progress struct {
+	// Approved is when the person approved the run (zero when the tool
+	// asks no approval): a resumed run does not ask again.
+	Approved time.Time `json:"approved,omitzero"`
+	// Calls are the write calls that took effect or whose outcome is
+	// unknown, in the order they were sent.
+	Calls []CallOutcome `json:"calls"`
+}
+
+// Outcomes of a write call.
+const (
+	// OutcomeDone: the API answered 2xx.
+	OutcomeDone = "done"
+	// OutcomeUnknown: the request was sent and no answer says whether it
+	// was applied (a timeout, a dropped connection, a 5xx).
+	OutcomeUnknown = "unknown"
+)
+
+// CallOutcome is one write call of a confirm run.
+type CallOutcome struct {
+	Step string `json:"step"`
+	// Item is the element's index in a for_each step (0 otherwise).
+	Item    int      `json:"item"`
+	Outcome string   `json:"outcome"`
+	Status  int      `json:"status,omitempty"`
+	Body    any      `json:"body,omitempty"`
+	Created []string `json:"created,omitempty"`
+	// IdempotencyKey is the key the call was sent with; a resumed run
+	// sends the same one.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Unread, for a call that took effect, says why its answer could not
+	// be read (Body is then empty); a resumed run does not send it again,
+	// and a step that needs its answer cannot run.
+	Unread string `json:"unread,omitempty"`
 }
 
 // Errors of a QuoteStore.
 var (
 	ErrQuoteNotFound = errors.New("quote not found")
 	ErrQuoteUsed     = errors.New("quote already used")
+	// ErrQuoteReserved: another confirm call has reserved the quote.
+	ErrQuoteReserved = errors.New("quote reserved by another call")
+	// ErrQuoteNotReserved: the token given does not hold the quote's
+	// reservation (it lapsed, or it never held it).
+	ErrQuoteNotReserved = errors.New("quote not reserved by this call")
+	// ErrQuoteStoreFull: the store is at its capacity; no quote is saved.
+	ErrQuoteStoreFull = errors.New("quote store full")
 )
 
-// QuoteStore keeps quotes between the quote call and the confirm call.
+// Reservation asks to reserve a quote: From is the token that must hold
+// the reservation now ("" for a quote that must be free), To the token that
+// holds it afterwards, until Until.
+type Reservation struct {
+	From, To string
+	Until    time.Time
+	// Now decides whether an earlier reservation has lapsed.
+	Now time.Time
+}
+
+// QuoteStore keeps quotes between the quote call and the confirm call and
+// moves each through its life: saved; reserved by one confirm call while
+// the person is asked and while its steps run; then consumed (the run
+// finished), or released (declined, nothing took effect, or stopped
+// part-way with its Progress). Reserving before asking is what makes one
+// prompt per quote: concurrent confirms find it reserved and do nothing.
 //
-// The in-memory store serves one process. A server running as several
-// replicas needs a shared store (Redis, a database) implementing the same
-// three operations; Consume must be atomic across replicas (e.g. Redis
-// SET ... NX on a "used" key, or an UPDATE ... WHERE used = false), since it
-// is what makes a quote run exactly once.
+// Every method is one atomic step of the store, so that a shared store
+// keeps these guarantees across replicas:
+//
+//   - Save: store q under q.ID until q.Expires plus a while (so that a late
+//     confirm is told "expired", not "unknown"); ErrQuoteStoreFull at
+//     capacity. Redis: SET quote:<id> <json> NX PXAT <keep-until>, with the
+//     capacity as a counter checked in the same script.
+//   - Load: the quote, or ErrQuoteNotFound. Redis: GET.
+//   - Reserve: compare-and-set of the reservation: succeeds when the quote
+//     is not used and its reservation is held by r.From (for From == "": no
+//     reservation, or one that lapsed before r.Now); ErrQuoteUsed,
+//     ErrQuoteReserved (From == "") or ErrQuoteNotReserved otherwise.
+//     Redis: one EVAL of a Lua script over the quote's key; SQL: UPDATE
+//     quotes SET reserved_by=$to, reserved_until=$until WHERE id=$id AND
+//     used_at IS NULL AND (reserved_by=$from OR ($from IS NULL AND
+//     (reserved_by IS NULL OR reserved_until < $now))), then check the row
+//     count.
+//   - Release: when token holds the reservation, clear it and store
+//     progress (nil leaves the stored one); else ErrQuoteNotReserved. One
+//     script or UPDATE.
+//   - Consume: when token holds the reservation, mark the quote used at
+//     `at` and clear the reservation; else ErrQuoteUsed or
+//     ErrQuoteNotReserved. One script or UPDATE.
+//
+// Quotes are JSON-serializable for that purpose.
 type QuoteStore interface {
-	// Save stores q under q.ID until q.Expires (and a while after, so that a
-	// late confirm is told "expired" rather than "unknown").
 	Save(ctx context.Context, q *Quote) error
-	// Load returns the quote, or ErrQuoteNotFound.
 	Load(ctx context.Context, id string) (*Quote, error)
-	// Consume marks the quote used. Of concurrent callers exactly one gets
-	// nil; the others get ErrQuoteUsed.
-	Consume(ctx context.Context, id string, at time.Time) error
-}
-
-// MemoryQuoteStore is the default, in-process QuoteStore.
-type MemoryQuoteStore struct {
-	mu     sync.Mutex
-	quotes map[string]*Quote
-	// Keep is how long quotes are kept after they expire.
-	Keep time.Duration
-}
-
-// NewMemoryQuoteStore returns an empty store.
-func NewMemoryQuoteStore() *MemoryQuoteStore {
-	return &MemoryQuoteStore{quotes: map[string]*Quote{}, Keep: time.Hour}
-}
-
-func (s *MemoryQuoteStore) Save(_ context.Context, q *Quote) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := q.Created
-	for id, old := range s.quotes {
-		if now.Sub(old.Expires) > s.Keep {
-			delete(s.quotes, id)
-		}
-	}
-	cp := *q
-	s.quotes[q.ID] = &cp
-	return nil
-}
-
-func (s *MemoryQuoteStore) Load(_ context.Context, id string) (*Quote, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q, ok := s.quotes[id]
-	if !ok {
-		return nil, ErrQuoteNotFound
-	}
-	cp := *q
-	return &cp, nil
-}
-
-func (s *MemoryQuoteStore) Consume(_ context.Context, id string, at time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q, ok := s.quotes[id]
-	if !ok {
-		return ErrQuoteNotFound
-	}
-	if q.Used {
-		return ErrQuoteUsed
-	}
-	q.Used, q.UsedAt = true, at
-	return nil
+	Reserve(ctx context.Context, id string, r Reservation) error
+	Release(ctx context.Context, id, token string, progress *Progress) error
+	Consume(ctx context.Context, id, token string, at time.Time) error
 }
 
 // newQuoteID returns a short random id such as "q_4kz7m2xq9p": 50 random
 // bits, enough that guessing one of a session's live quotes is hopeless,
 // short enough for a model to copy without mistakes.
 func newQuoteID() string {
-	b := make([]byte, 7)
+	return "q_" + randomToken(7)[:10]
+}
+
+// randomToken returns n random bytes as lower-case base32.
+func randomToken(n int) string {
+	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {
 		panic(err)
 	}
-	s := strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
-	return "q_" + s[:10]
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
 }
 
 // identity fingerprints the caller: every context value the server can
@@ -139,7 +177,7 @@ func newQuoteID() string {
 func (c *Call) identity() string {
 	var parts []string
 	for _, cv := range c.kit.api.Context {
-		if v, ok := c.lookupContext(&cv); ok {
+		if v, src, _ := c.lookupContext(&cv); src != "" {
 			parts = append(parts, cv.Name+"="+v)
 		}
 	}
@@ -153,7 +191,7 @@ func (c *Call) identity() string {
 func (c *Call) contextValues() map[string]any {
 	out := map[string]any{}
 	for _, cv := range c.kit.api.Context {
-		if v, ok := c.lookupContext(&cv); ok {
+		if v, src, _ := c.lookupContext(&cv); src != "" {
 			out[cv.Name] = v
 		}
 	}

@@ -135,3 +135,20 @@ func TestCallerRedactor(t *testing.T) {
 		t.Error("built twice")
 	}
 }
+
+// The approval key signs approvals: it is a secret like the credentials.
+func TestApprovalKeyRedacted(t *testing.T) {
+	key := "approval-key-of-at-least-32-bytes!!"
+	var log bytes.Buffer
+	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log, ApprovalKey: []byte(key), Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := k.redact("key " + key); got != "key [redacted]" {
+		t.Errorf("%q", got)
+	}
+	k.Logger().Info("echo", "v", key)
+	if strings.Contains(log.String(), key) {
+		t.Errorf("logged: %s", log.String())
+	}
+}

@@ -226,9 +226,9 @@ func unescapePath(p string) (string, error) { return url.PathUnescape(p) }
 // success renders a 2xx response.
 func (c *Call) success(r *Request, resp response) *mcp.CallToolResult {
 	t := c.tool
-	v, isJSON, fail := c.readBody(r, resp, t.OutputSchema != "" || t.Quote != nil)
-	if fail != nil {
-		return fail
+	v, isJSON, bad := c.readBody(r, resp, t.OutputSchema != "" || t.Quote != nil)
+	if bad != nil {
+		return errorResult(c.say(bad.id, bad.f))
 	}
 	status := fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status))
 	if t.Quote != nil && (!isJSON || v == nil) {
@@ -259,12 +259,19 @@ func (c *Call) success(r *Request, resp response) *mcp.CallToolResult {
 		"base64": truncate(base64.StdEncoding.EncodeToString(body[:min(len(body), 3072)]), 4096)}))
 }
 
+// badAnswer is a 2xx answer that cannot be used: the message to say (by
+// id) and its fields, among them always status and problem.
+type badAnswer struct {
+	id string
+	f  M
+}
+
 // readBody decodes a 2xx response's body. A body that is too large, or
 // that is not valid JSON although its Content-Type (or, with expectJSON,
 // the API's description) says JSON, is a failure that says so: an answer
 // that cannot be read is never passed off as a success. isJSON is false
 // for an empty body and for content that is not JSON.
-func (c *Call) readBody(r *Request, resp response, expectJSON bool) (v any, isJSON bool, fail *mcp.CallToolResult) {
+func (c *Call) readBody(r *Request, resp response, expectJSON bool) (v any, isJSON bool, bad *badAnswer) {
 	status := fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status))
 	write := !r.readOnly
 	if resp.tooLarge {
@@ -272,7 +279,8 @@ func (c *Call) readBody(r *Request, resp response, expectJSON bool) (v any, isJS
 		if write {
 			id = "response_too_large_write"
 		}
-		return nil, false, errorResult(c.say(id, M{"status": status, "limit": byteSize(c.kit.cfg.MaxResponseBytes)}))
+		limit := byteSize(c.kit.cfg.MaxResponseBytes)
+		return nil, false, &badAnswer{id, M{"status": status, "limit": limit, "problem": "it is larger than this server's limit of " + limit + ", so it was not read"}}
 	}
 	body := resp.body
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -302,7 +310,7 @@ func (c *Call) readBody(r *Request, resp response, expectJSON bool) (v any, isJS
 		id = "response_invalid_write"
 	}
 	c.kit.log.Warn("backend answered with content that cannot be read", "tool", c.tool.Name, "step", c.step, "status", resp.status, "content_type", ctype, "bytes", len(body))
-	return nil, false, errorResult(c.say(id, f))
+	return nil, false, &badAnswer{id, f}
 }
 
 // excerpt is the start of a body, as text the model can read, or "".

@@ -6,17 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,6 +31,9 @@ func NewServer(api API, cfg Config, register Register) (*mcp.Server, *Kit, error
 	s := mcp.NewServer(&mcp.Implementation{Name: api.Name, Title: api.Title, Version: version},
 		&mcp.ServerOptions{Instructions: api.Instructions, Logger: k.sdkLog})
 	register(s, k)
+	// Outside go-sdk's multi-round-trip middleware: it sees a whole
+	// approval round trip (see releaseFailedApprovals).
+	s.AddReceivingMiddleware(k.releaseFailedApprovals)
 	return s, k, nil
 }
 
@@ -57,22 +55,32 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	env := func(name string) string { return os.Getenv(api.EnvPrefix + "_" + name) }
 	fs := flag.NewFlagSet(api.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	set := newSettings(fs, api.EnvPrefix, os.Getenv)
 	var (
-		baseURL     = fs.String("base-url", env("BASE_URL"), "backend base URL (env "+api.EnvPrefix+"_BASE_URL; default "+orNone(api.DefaultBaseURL)+")")
-		httpAddr    = fs.String("http", env("HTTP_ADDR"), "serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio (env "+api.EnvPrefix+"_HTTP_ADDR)")
-		stateless   = fs.Bool("stateless", envBool(env("STATELESS")), "streamable HTTP without sessions (env "+api.EnvPrefix+"_STATELESS)")
-		timeout     = fs.Duration("timeout", envDuration(env("TIMEOUT"), 30*time.Second), "timeout of each backend request (env "+api.EnvPrefix+"_TIMEOUT)")
-		retries     = fs.Int("retries", envInt(env("RETRIES"), 2), "retries of read-only calls after connection failures and 502/503/504 (env "+api.EnvPrefix+"_RETRIES)")
-		quoteTTL    = fs.Duration("quote-ttl", envDuration(env("QUOTE_TTL"), 0), "override how long quotes stay valid (env "+api.EnvPrefix+"_QUOTE_TTL; default: as the overlay says)")
-		passThrough = fs.Bool("pass-through-auth", envBool(env("PASS_THROUGH_AUTH")), "HTTP mode: forward the MCP request's Authorization header to the backend (env "+api.EnvPrefix+"_PASS_THROUGH_AUTH)")
-		maxResponse = fs.Int("max-response-bytes", envInt(env("MAX_RESPONSE_BYTES"), 10<<20), "read at most this many bytes of a backend response; a larger one fails the call with a message saying so (env "+api.EnvPrefix+"_MAX_RESPONSE_BYTES)")
+		baseURL     = set.String("base-url", "BASE_URL", "backend base URL (default "+orNone(api.DefaultBaseURL)+")")
+		httpAddr    = set.String("http", "HTTP_ADDR", "serve streamable HTTP on this address instead of stdio; a bare port or \":port\" listens on loopback only (127.0.0.1:port)")
+		stateless   = set.Bool("stateless", "STATELESS", "streamable HTTP without sessions")
+		timeout     = set.Duration("timeout", "TIMEOUT", 30*time.Second, "timeout of each backend request")
+		retries     = set.Int("retries", "RETRIES", 2, "retries of read-only calls after connection failures and 502/503/504")
+		quoteTTL    = set.Duration("quote-ttl", "QUOTE_TTL", 0, "override how long quotes stay valid (default: as the overlay says)")
+		maxQuotes   = set.Int("max-quotes", "MAX_QUOTES", DefaultMaxQuotes, "most quotes kept at once; beyond it new quotes are refused")
+		passThrough = set.Bool("pass-through-auth", "PASS_THROUGH_AUTH", "HTTP mode: forward the MCP request's Authorization header to the backend")
+		unverified  = set.Bool("allow-unverified-context", "ALLOW_UNVERIFIED_CONTEXT", "with bearer tokens verified, still let a request header or the environment fill a context value the token lacks")
+		trustHdrs   = set.Bool("trust-context-headers", "TRUST_CONTEXT_HEADERS", "HTTP mode: a gateway in front of this server sets the context headers (and strips callers' own); allows them on a non-loopback address")
+		origins     = set.String("allow-origin", "ALLOWED_ORIGINS", "HTTP mode: comma-separated browser origins (https://app.example.com) allowed besides the server's own")
+		sessionIdle = set.Duration("session-timeout", "SESSION_TIMEOUT", 30*time.Minute, "HTTP mode: close sessions idle this long")
+		readTO      = set.Duration("http-read-timeout", "HTTP_READ_TIMEOUT", 30*time.Second, "HTTP mode: time to read a request's headers and body")
+		writeTO     = set.Duration("http-write-timeout", "HTTP_WRITE_TIMEOUT", approvalWindow+5*time.Minute, "HTTP mode: time to write the answer to a POST (it may wait for the user's approval)")
+		idleTO      = set.Duration("http-idle-timeout", "HTTP_IDLE_TIMEOUT", 2*time.Minute, "HTTP mode: close keep-alive connections idle this long")
+		maxResponse = set.Int("max-response-bytes", "MAX_RESPONSE_BYTES", 10<<20, "read at most this many bytes of a backend response; a larger one fails the call with a message saying so")
 	)
 	fs.Usage = func() {
 		defer func() {
-			fmt.Fprintf(stderr, "\n  %s_TOKEN_HS256_SECRET\tHTTP mode: require bearer tokens that are HS256 JWTs signed with this secret; their claims can fill context values\n", api.EnvPrefix)
+			fmt.Fprintf(stderr, "\n  %s_TOKEN_HS256_SECRET\tHTTP mode: require bearer tokens that are HS256 JWTs signed with this secret; their claims fill context values\n", api.EnvPrefix)
+			fmt.Fprintf(stderr, "  %s_APPROVAL_KEY\tkey (32+ bytes) signing approval requests; replicas behind one endpoint share it (default: random per process)\n", api.EnvPrefix)
 			for _, cv := range api.Context {
 				if cv.Env != "" {
-					fmt.Fprintf(stderr, "  %s\tcontext value %q (used when no header or claim provides it)\n", cv.Env, cv.Name)
+					fmt.Fprintf(stderr, "  %s\tcontext value %q when no header provides it; with bearer tokens verified, only with --allow-unverified-context\n", cv.Env, cv.Name)
 				}
 			}
 		}()
@@ -98,18 +106,34 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		}
 		return 2
 	}
-	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr, QuoteTTL: *quoteTTL, MaxResponseBytes: *maxResponse}
-	if *maxResponse <= 0 {
-		fmt.Fprintf(stderr, "%s: --max-response-bytes must be a positive number of bytes, not %d\n", api.Name, *maxResponse)
+	set.positive("timeout", *timeout, "30s")
+	set.atLeast("retries", *retries, 0)
+	if set.given("quote-ttl") {
+		set.positive("quote-ttl", *quoteTTL, "15m")
+	}
+	set.atLeast("max-quotes", *maxQuotes, 1)
+	set.positive("session-timeout", *sessionIdle, "30m")
+	set.positive("http-read-timeout", *readTO, "30s")
+	set.positive("http-write-timeout", *writeTO, "15m")
+	set.positive("http-idle-timeout", *idleTO, "2m")
+	set.atLeast("max-response-bytes", *maxResponse, 1)
+	if len(set.errs) > 0 {
+		for _, e := range set.errs {
+			fmt.Fprintf(stderr, "%s: %s\n", api.Name, e)
+		}
 		return 2
 	}
-	var verifier auth.TokenVerifier
+	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr,
+		QuoteTTL: *quoteTTL, MaxQuotes: *maxQuotes, AllowUnverifiedContext: *unverified, MaxResponseBytes: *maxResponse}
+	if key := env("APPROVAL_KEY"); key != "" {
+		cfg.ApprovalKey = []byte(key)
+	}
 	if secret := env("TOKEN_HS256_SECRET"); secret != "" {
 		if *httpAddr == "" {
 			fmt.Fprintf(stderr, "%s: %s_TOKEN_HS256_SECRET verifies the bearer tokens of HTTP requests; it needs --http\n", api.Name, api.EnvPrefix)
 			return 2
 		}
-		verifier = HS256Verifier([]byte(secret))
+		cfg.Verifier = HS256Verifier([]byte(secret))
 		cfg.Secrets = append(cfg.Secrets, secret)
 	}
 	if *passThrough && *httpAddr == "" {
@@ -127,7 +151,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	if *httpAddr == "" {
 		var listed atomic.Bool
 		server.AddReceivingMiddleware(noteListed(&listed))
-		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: listWatch{w: stdout, listed: &listed}}
+		t := stdioTransport(stdin, listWatch{w: stdout, listed: &listed}, k)
 		if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			k.log.Error("server stopped", "error", err.Error())
 			return 1
@@ -136,35 +160,10 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	}
 	// Over HTTP, sessions come and go: start-up ends with registration.
 	endStartup()
-	ln, err := net.Listen("tcp", *httpAddr)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", api.Name, err)
-		return 2
-	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{Stateless: *stateless, Logger: k.sdkLog})
-	mux := http.NewServeMux()
-	if verifier != nil {
-		// Requests without a valid token get 401 before reaching a tool;
-		// the token's claims become the caller context.
-		mux.Handle("/mcp", auth.RequireBearerToken(verifier, nil)(handler))
-	} else {
-		mux.Handle("/mcp", handler)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	k.log.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "stateless", *stateless)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		k.log.Error("server stopped", "error", err.Error())
-		return 1
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-		return 0
-	}
+	return serveHTTP(ctx, server, k, httpOptions{
+		addr: *httpAddr, stateless: *stateless, trustHeaders: *trustHdrs, origins: commaList(*origins),
+		sessionTimeout: *sessionIdle, readTimeout: *readTO, writeTimeout: *writeTO, idleTimeout: *idleTO,
+	}, stderr)
 }
 
 func orNone(s string) string {
@@ -172,23 +171,4 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-func envBool(s string) bool {
-	b, _ := strconv.ParseBool(strings.TrimSpace(s))
-	return b
-}
-
-func envInt(s string, def int) int {
-	if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
-		return n
-	}
-	return def
-}
-
-func envDuration(s string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(strings.TrimSpace(s)); err == nil {
-		return d
-	}
-	return def
 }

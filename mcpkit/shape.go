@@ -109,8 +109,7 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 	if t.Quote != nil {
 		var err error
 		if quote, err = c.saveQuote(v); err != nil {
-			c.kit.log.Error("quote store failed", "tool", t.Name, "error", err.Error())
-			return errorResult(c.say("quote_not_stored", nil))
+			return c.quoteNotSaved(err)
 		}
 	}
 	var content []mcp.Content

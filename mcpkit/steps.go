@@ -37,6 +37,9 @@ type Scope struct {
 	// preflight: bindings that read other steps' results are skipped (see
 	// Call.preflight).
 	preflight bool
+	// unread names the steps whose writes took effect in an earlier run
+	// but whose answers could not be read: a binding that reads one fails.
+	unread map[string]bool
 }
 
 var singleRef = regexp.MustCompile(`^\{\{-?\s*((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*-?\}\}$`)
@@ -62,6 +65,12 @@ func cachedTemplate(text string) (*template.Template, error) {
 // a template that fails — leaves it unset too and is recorded on the call:
 // the step's request is then not sent (see Call.bindingFailed).
 func (s *Scope) Value(text string) Value {
+	for step := range s.unread {
+		if readsStep(text, step) {
+			s.c.bindingFailed(text, &unreadAnswerError{step: step})
+			return Value{}
+		}
+	}
 	if s.preflight && strings.Contains(text, ".steps") {
 		return Value{}
 	}
@@ -108,103 +117,308 @@ func orDot(path string) string {
 // evaluated; RunSteps stops before sending the request that needed it.
 func (c *Call) bindingFailed(text string, err error) {
 	if c.bindErr == nil {
-		c.bindErr = fmt.Errorf("%s: %v", strings.TrimSpace(text), err)
+		c.bindErr = fmt.Errorf("%s: %w", strings.TrimSpace(text), err)
 	}
 }
 
-// effect is a step call that took effect, for messages and the audit log.
-type effect struct {
-	Step    string   `json:"step"`
-	Method  string   `json:"method"`
-	Path    string   `json:"path"`
-	Status  int      `json:"status"`
-	Created []string `json:"created,omitempty"`
+// unreadAnswerError: a binding reads the answer of a write that took effect
+// in an earlier run but whose answer could not be read. The write is not
+// sent again, so the value will never be known: the run cannot finish.
+type unreadAnswerError struct{ step string }
+
+func (e *unreadAnswerError) Error() string {
+	return fmt.Sprintf("it reads the answer of step %s, which took effect but whose answer could not be read", e.step)
+}
+
+// readsStep reports whether a binding refers to .steps.<step>.
+func readsStep(text, step string) bool {
+	ref := ".steps." + step
+	for i := strings.Index(text, ref); i >= 0; {
+		end := i + len(ref)
+		if end == len(text) || !isIdentByte(text[end]) {
+			return true
+		}
+		next := strings.Index(text[end:], ref)
+		if next < 0 {
+			break
+		}
+		i = end + next
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // RunSteps runs a composed tool: for a confirm tool it first checks the
-// quote, asks for approval and consumes the quote; then each step in order.
-// A failed step stops the run; the result says which steps took effect.
+// quote, reserves it and asks for approval; then each step in order. A failed
+// step stops the run; the result says which writes took effect, which may
+// have, and which did not run, and a confirm tool's quote keeps that
+// progress so that calling the tool again finishes the run.
 func (c *Call) RunSteps() *mcp.CallToolResult {
 	t := c.tool
 	s := &Scope{c: c, data: map[string]any{"args": c.args, "context": c.contextValues()}}
+	s.unread = map[string]bool{}
+	run := &stepRun{c: c, s: s, prior: map[string]CallOutcome{}}
 	if t.Confirms != "" {
-		q, res := c.takeQuote(s)
+		l, res := c.takeQuote(s)
 		if res != nil {
 			return res
 		}
-		c.audit.Quote = q
-	} else if res := c.preflight(s); res != nil {
-		return res
+		c.audit.Quote = l.quote
+		run.lease = l
+		if p := l.quote.Progress; p != nil {
+			for _, co := range p.Calls {
+				run.prior[callKey(co.Step, co.Item)] = co
+			}
+		}
+	} else if i, problem := c.preflight(s); problem != "" {
+		return run.stopped(i, 0, 1, outcomeNotSent, problem)
 	}
+	res, complete := run.run()
+	run.settle(complete)
+	return res
+}
+
+// stepRun is one run of a composed tool's steps.
+type stepRun struct {
+	c     *Call
+	s     *Scope
+	lease *lease
+	// prior are the write calls of an earlier, stopped run of the quote.
+	prior map[string]CallOutcome
+	// calls are the write calls that took effect or may have, earlier
+	// runs' included, in order.
+	calls []CallOutcome
+	// reads names the read-only steps that ran.
+	reads []string
+}
+
+func callKey(step string, item int) string { return fmt.Sprintf("%s#%d", step, item) }
+
+// run performs the steps; complete is false when one failed. The caller
+// has run the preflight.
+func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
+	c, s, t := r.c, r.s, r.c.tool
 	stepsData := map[string]any{}
 	s.data["steps"] = stepsData
-	var done []effect
 	for i, st := range t.Steps {
 		items := []any{nil}
 		if st.ForEach != "" {
-			list, _ := s.Value(st.ForEach).V.([]any)
+			list, problem := c.forEach(s, st)
+			if problem != "" {
+				return r.stopped(i, 0, 1, outcomeNotSent, problem), false
+			}
 			items = list
 		}
 		var bodies []any
-		var last response
+		status := 0
 		for j, item := range items {
 			if st.ForEach != "" {
 				s.data["item"] = item
 			}
-			r := st.Build(c, s)
-			r.readOnly, r.idempotent, r.security = st.ReadOnly, st.ReadOnly, st.Security
+			prev, seen := r.prior[callKey(st.Name, j)]
+			if seen && prev.Outcome == OutcomeDone {
+				r.calls = append(r.calls, prev)
+				bodies = append(bodies, prev.Body)
+				status = prev.Status
+				if prev.Unread != "" {
+					s.unread[st.Name] = true
+				}
+				continue
+			}
+			req := st.Build(c, s)
+			req.readOnly, req.idempotent, req.security = st.ReadOnly, st.ReadOnly, st.Security
 			if st.IdempotencyKey {
 				if q, ok := s.data["quote"].(map[string]any); ok {
 					key := fmt.Sprint(q["id"])
 					if st.ForEach != "" {
 						key += fmt.Sprintf("-%d", j)
 					}
-					r.header["Idempotency-Key"] = key
+					req.header["Idempotency-Key"] = key
 				}
 			}
 			if c.missing != nil {
-				return c.partial(done, st, i, c.missingContext())
+				return r.stopped(i, j, len(items), outcomeNotSent, textOf(c.missingContext())), false
 			}
 			if c.bindErr != nil {
 				c.kit.log.Error("step binding failed; its request was not sent", "tool", t.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
-				return c.partial(done, st, i, errorResult(c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})))
+				outcome := outcomeNotSent
+				if errors.As(c.bindErr, new(*unreadAnswerError)) {
+					outcome = outcomeHeld
+				}
+				return r.stopped(i, j, len(items), outcome, c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})), false
 			}
-			if r.err != nil {
-				return c.partial(done, st, i, errorResult(c.say("step_not_built", M{"step": st.Name, "problem": r.err.Error()})))
+			if req.err != nil {
+				return r.stopped(i, j, len(items), outcomeNotSent, c.say("step_not_built", M{"step": st.Name, "problem": req.err.Error()})), false
+			}
+			if seen {
+				// Its outcome is unknown: sent again only where that is safe,
+				// with the key it was first sent with.
+				if prev.IdempotencyKey != "" {
+					setIdempotencyKey(req, prev.IdempotencyKey)
+				}
+				if !safeToRepeat(req) {
+					r.calls = append(r.calls, prev)
+					return r.stopped(i, j, len(items), outcomeHeld, c.say("step_unknown_not_resent", M{"step": st.Name, "method": req.Method})), false
+				}
 			}
 			c.step = st.Name
-			resp := c.send(r)
-			c.audit.Steps = append(c.audit.Steps, auditStep{Step: st.Name, Method: r.Method, Path: r.template, Status: resp.status})
+			resp := c.send(req)
+			outcome := OutcomeDone
 			if resp.err != nil || resp.status < 200 || resp.status > 299 {
-				return c.partial(done, st, i, c.failure(r, resp))
+				outcome = failedOutcome(resp)
+				if st.ReadOnly && outcome == OutcomeUnknown {
+					outcome = outcomeRefused
+				}
 			}
-			body, _, fail := c.readBody(r, resp, false)
-			if fail != nil {
-				return c.partial(done, st, i, fail)
+			var body any
+			var bad *badAnswer
+			if outcome == OutcomeDone {
+				if body, _, bad = c.readBody(req, resp, false); bad != nil {
+					// A 2xx: a write took effect, only its answer is lost; a
+					// read did nothing worth keeping.
+					outcome = outcomeUnread
+					if st.ReadOnly {
+						outcome = outcomeRefused
+					}
+				}
+			}
+			c.audit.Steps = append(c.audit.Steps, auditStep{Step: st.Name, Method: req.Method, Path: req.template, Status: resp.status, Outcome: outcome})
+			_, key := idempotencyHeader(req)
+			switch {
+			case outcome == outcomeUnread:
+				// Never sent again: not in this run, not on resumption.
+				r.calls = append(r.calls, CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeDone, Status: resp.status, Unread: bad.f["problem"].(string), IdempotencyKey: key})
+				f := M{"step": st.Name, "status": bad.f["status"], "problem": bad.f["problem"], "excerpt": bad.f["excerpt"]}
+				if i == len(t.Steps)-1 && j == len(items)-1 {
+					// Nothing is left to run: the run is complete, and says
+					// what it cannot know.
+					f["done"] = r.summary()
+					return errorResult(c.say("steps_done_unreadable", f)), true
+				}
+				if f["blocked"] = c.needsAnswer(s, i+1, st.Name); f["blocked"] != "" {
+					// A resumed run could not finish either: say so now.
+					outcome = outcomeHeld
+				}
+				return r.stopped(i, j, len(items), outcome, c.say("step_answer_unreadable", f)), false
+			case bad != nil:
+				return r.stopped(i, j, len(items), outcome, c.say(bad.id, bad.f)), false
+			case outcome == OutcomeUnknown:
+				r.calls = append(r.calls, CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeUnknown, Status: resp.status, IdempotencyKey: key})
+				return r.stopped(i, j, len(items), outcome, c.unknownOutcome(st, req, resp)), false
+			case outcome != OutcomeDone:
+				return r.stopped(i, j, len(items), outcome, textOf(c.failure(req, resp))), false
 			}
 			bodies = append(bodies, body)
-			path, _ := r.expandPath()
-			e := effect{Step: st.Name, Method: r.Method, Path: path, Status: resp.status}
-			if !st.ReadOnly {
-				e.Created = createdIDs(body, r)
-				c.audit.Created = append(c.audit.Created, e.Created...)
+			status = resp.status
+			if st.ReadOnly {
+				continue
 			}
-			done = append(done, e)
-			last = resp
+			co := CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeDone, Status: resp.status, Body: body, Created: createdIDs(body, req), IdempotencyKey: key}
+			c.audit.Created = append(c.audit.Created, co.Created...)
+			r.calls = append(r.calls, co)
 		}
-		entry := map[string]any{"items": bodies, "status": last.status}
+		if st.ReadOnly {
+			r.reads = append(r.reads, st.Name)
+		}
+		entry := map[string]any{"items": bodies, "status": status}
 		if len(bodies) > 0 {
 			entry["body"] = bodies[len(bodies)-1]
 		}
 		stepsData[st.Name] = entry
 	}
 	delete(s.data, "item")
-	return c.composedResult(s, stepsData, done)
+	return c.composedResult(s, stepsData, r), true
+}
+
+// needsAnswer names the first of the steps from the from-th on that reads
+// step's answer, building their requests as the preflight does (nothing
+// is sent), or returns "".
+func (c *Call) needsAnswer(s *Scope, from int, step string) string {
+	s.preflight = true
+	s.unread[step] = true
+	defer func() {
+		s.preflight = false
+		c.bindErr, c.missing = nil, nil
+		delete(s.data, "item")
+	}()
+	for _, st := range c.tool.Steps[from:] {
+		if readsStep(st.ForEach, step) {
+			return st.Name
+		}
+		c.bindErr = nil
+		s.data["item"] = nil
+		st.Build(c, s)
+		if errors.As(c.bindErr, new(*unreadAnswerError)) {
+			return st.Name
+		}
+	}
+	return ""
+}
+
+// forEach evaluates a step's for_each: a list, or why it is not one.
+func (c *Call) forEach(s *Scope, st Step) ([]any, string) {
+	v := s.Value(st.ForEach)
+	if list, ok := v.V.([]any); ok {
+		return list, ""
+	}
+	if c.bindErr != nil {
+		return nil, c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})
+	}
+	got := "absent"
+	if v.Set {
+		got = jsonKind(v.V)
+	}
+	return nil, c.say("step_not_a_list", M{"step": st.Name, "list": strings.Trim(st.ForEach, "{} "), "got": got})
+}
+
+// preflight builds every step's requests that do not depend on an earlier
+// step's result, without sending anything, so that a binding that cannot
+// be evaluated, a for_each over something that is not a list, or a
+// missing context value stops the tool before its first request rather
+// than after its first writes (and, for a confirm tool, before the person
+// is asked). A binding that reads .steps is checked when its step runs.
+// It returns the failing step's index and why.
+func (c *Call) preflight(s *Scope) (int, string) {
+	s.preflight = true
+	defer func() {
+		s.preflight = false
+		delete(s.data, "item")
+	}()
+	for i, st := range c.tool.Steps {
+		items := []any{nil}
+		if st.ForEach != "" {
+			if strings.Contains(st.ForEach, ".steps") {
+				continue
+			}
+			list, problem := c.forEach(s, st)
+			if problem != "" {
+				return i, problem
+			}
+			items = list
+		}
+		for _, item := range items {
+			if st.ForEach != "" {
+				s.data["item"] = item
+			}
+			st.Build(c, s)
+			if c.missing != nil {
+				return i, textOf(c.missingContext())
+			}
+			if c.bindErr != nil {
+				c.kit.log.Error("step binding failed; nothing was sent", "tool", c.tool.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
+				return i, c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})
+			}
+		}
+	}
+	return 0, ""
 }
 
 // composedResult renders the overlay's text (or a summary) and the steps'
 // responses.
-func (c *Call) composedResult(s *Scope, stepsData map[string]any, done []effect) *mcp.CallToolResult {
+func (c *Call) composedResult(s *Scope, stepsData map[string]any, r *stepRun) *mcp.CallToolResult {
 	t := c.tool
 	structured := map[string]any{}
 	for name, e := range stepsData {
@@ -236,7 +450,7 @@ func (c *Call) composedResult(s *Scope, stepsData map[string]any, done []effect)
 		}
 	}
 	if !rendered {
-		content = append(content, &mcp.TextContent{Text: c.say("steps_done", M{"done": describeEffects(done)})})
+		content = append(content, &mcp.TextContent{Text: c.say("steps_done", M{"done": r.summary()})})
 	}
 	limit := c.resultLimit()
 	v, cuts := fit(any(structured), limit)
@@ -245,23 +459,6 @@ func (c *Call) composedResult(s *Scope, stepsData map[string]any, done []effect)
 	}
 	content = append(content, &mcp.TextContent{Text: jsonText(v)})
 	return &mcp.CallToolResult{Content: content, StructuredContent: v}
-}
-
-// partial reports a failed step: what had taken effect, what failed, and
-// what did not run.
-func (c *Call) partial(done []effect, failed Step, index int, failure *mcp.CallToolResult) *mcp.CallToolResult {
-	t := c.tool
-	reason := strings.TrimSpace(textOf(failure))
-	var notRun []string
-	for _, st := range t.Steps[index+1:] {
-		notRun = append(notRun, st.Name)
-	}
-	c.audit.Failed = failed.Name
-	if len(done) == 0 {
-		return errorResult(c.say("steps_none_done", M{"step": failed.Name, "reason": reason}))
-	}
-	return errorResult(c.say("steps_partly_done", M{"step": failed.Name, "reason": reason, "done": describeEffects(done),
-		"not_run": strings.Join(notRun, ", "), "quote": t.Confirms != ""}))
 }
 
 func textOf(res *mcp.CallToolResult) string {
@@ -274,24 +471,9 @@ func textOf(res *mcp.CallToolResult) string {
 	return strings.Join(parts, " ")
 }
 
-func describeEffects(done []effect) string {
-	var parts []string
-	for _, e := range done {
-		s := fmt.Sprintf("%s (%s %s → %d", e.Step, e.Method, e.Path, e.Status)
-		if len(e.Created) > 0 {
-			s += ", created " + strings.Join(e.Created, ", ")
-		}
-		parts = append(parts, s+")")
-	}
-	if len(parts) == 0 {
-		return "no step had anything to do"
-	}
-	return strings.Join(parts, ", ")
-}
-
 // createdIDs lists the ids a write returned that its request did not
 // already name (top-level fields named id or ending in _id), for the audit
-// log and messages: the refund id, not the order id.
+// log and messages: the new record's id, not the ids the request named.
 func createdIDs(body any, r *Request) []string {
 	m, ok := body.(map[string]any)
 	if !ok {
@@ -308,112 +490,6 @@ func createdIDs(body any, r *Request) []string {
 		}
 	}
 	return out
-}
-
-// takeQuote loads and checks the quote a confirm tool was given, asks for
-// approval, and consumes the quote. A nil result means: go on.
-func (c *Call) takeQuote(s *Scope) (*Quote, *mcp.CallToolResult) {
-	t := c.tool
-	id, _ := c.args["quote_id"].(string)
-	id = strings.TrimSpace(id)
-	store := c.kit.quotes
-	q, err := store.Load(c.ctx, id)
-	now := c.kit.now()
-	switch {
-	case errors.Is(err, ErrQuoteNotFound):
-		return nil, errorResult(c.say("quote_unknown", M{"id": id, "quote_tool": t.Confirms}))
-	case err != nil:
-		c.kit.log.Error("quote store failed", "tool", t.Name, "error", err.Error())
-		return nil, errorResult(c.say("quote_unreadable", nil))
-	case q.Identity != c.identity():
-		return nil, errorResult(c.say("quote_other_caller", M{"id": id, "quote_tool": t.Confirms}))
-	case q.Tool != t.Confirms:
-		return nil, errorResult(c.say("quote_wrong_tool", M{"id": id, "made_by": q.Tool, "quote_tool": t.Confirms}))
-	case q.Used:
-		return nil, errorResult(c.say("quote_used", M{"id": id, "used_at": q.UsedAt.UTC().Format("15:04:05 UTC")}))
-	case now.After(q.Expires):
-		return nil, errorResult(c.say("quote_expired", M{"id": id, "expires_at": q.Expires.UTC().Format("15:04:05 UTC"), "quote_tool": t.Confirms}))
-	}
-	s.data["quote"] = map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339), "args": q.Args, "body": q.Body}
-	if res := c.preflight(s); res != nil {
-		return nil, res
-	}
-	if t.Approval != nil {
-		if res := c.approve(s, q); res != nil {
-			return nil, res
-		}
-	}
-	if err := store.Consume(c.ctx, id, now); err != nil {
-		if errors.Is(err, ErrQuoteUsed) {
-			return nil, errorResult(c.say("quote_taken", M{"id": id}))
-		}
-		return nil, errorResult(c.say("quote_not_consumed", nil))
-	}
-	return q, nil
-}
-
-// approve asks the person through MCP elicitation; nil means approved. The
-// handler returns an input request; go-sdk gets the answer (from a client
-// that speaks multi-round-trip, or by eliciting on the session for older
-// clients) and calls the handler again with it.
-func (c *Call) approve(s *Scope, q *Quote) *mcp.CallToolResult {
-	t := c.tool
-	msg := c.approvalQuestion(s, q)
-	c.audit.Approval = "asked"
-	if c.req != nil && c.req.Params != nil {
-		if resp, ok := c.req.Params.InputResponses["approval"]; ok {
-			er, _ := resp.(*mcp.ElicitResult)
-			action := ""
-			if er != nil {
-				action = er.Action
-			}
-			c.audit.Approval = action
-			switch action {
-			case "accept":
-				return nil
-			case "decline":
-				return errorResult(c.say("approval_declined", M{"question": msg, "id": q.ID, "expires_at": q.Expires.UTC().Format("15:04 UTC")}))
-			default:
-				return errorResult(c.say("approval_dismissed", M{"id": q.ID, "expires_at": q.Expires.UTC().Format("15:04 UTC")}))
-			}
-		}
-	}
-	if !c.canElicit() {
-		if t.Approval.Proceed {
-			c.audit.Approval = "not asked: the client cannot elicit; the overlay allows proceeding"
-			return nil
-		}
-		c.audit.Approval = "refused: the client cannot elicit"
-		return errorResult(c.say("approval_unavailable", M{"question": msg}))
-	}
-	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
-		"approval": &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}},
-	}}
-}
-
-// approvalQuestion renders the overlay's approval message. If it fails, the
-// person is still asked, with the quoted values spelled out: they never see
-// template source, and are never asked about nothing.
-func (c *Call) approvalQuestion(s *Scope, q *Quote) string {
-	t := c.tool
-	tm, err := cachedTemplate(t.Approval.Message)
-	var buf bytes.Buffer
-	if err == nil {
-		err = executeTemplate(tm, &buf, s.data)
-	}
-	if err == nil {
-		return strings.TrimSpace(buf.String())
-	}
-	c.kit.log.Error("approval message template failed; asking with the quoted values instead", "tool", t.Name, "error", c.redact(err.Error()))
-	return c.say("approval_question", M{"id": q.ID, "quote": jsonText(q.Body)})
-}
-
-func (c *Call) canElicit() bool {
-	if c.req == nil || c.req.Session == nil {
-		return false
-	}
-	p := c.req.Session.InitializeParams()
-	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
 }
 
 // saveQuote stores the result of a quote tool and returns what the model
@@ -433,43 +509,12 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 	return map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339)}, nil
 }
 
-// preflight builds every step's requests that do not depend on an earlier
-// step's result, without sending anything, so that a binding that cannot
-// be evaluated (or a missing context value) stops the tool before its
-// first request rather than after its first writes. A binding that reads
-// .steps is checked when its step runs.
-func (c *Call) preflight(s *Scope) *mcp.CallToolResult {
-	s.preflight = true
-	defer func() {
-		s.preflight = false
-		delete(s.data, "item")
-	}()
-	for _, st := range c.tool.Steps {
-		items := []any{nil}
-		if st.ForEach != "" {
-			if strings.Contains(st.ForEach, ".steps") {
-				continue
-			}
-			list, ok := s.Value(st.ForEach).V.([]any)
-			if !ok {
-				list = nil
-			}
-			items = list
-		}
-		for _, item := range items {
-			if st.ForEach != "" {
-				s.data["item"] = item
-			}
-			st.Build(c, s)
-			if c.missing != nil {
-				return c.missingContext()
-			}
-			if c.bindErr != nil {
-				c.kit.log.Error("step binding failed; nothing was sent", "tool", c.tool.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
-				return errorResult(c.say("steps_none_done", M{"step": st.Name,
-					"reason": c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})}))
-			}
-		}
+// quoteNotSaved is the result of a quote tool whose quote was not stored.
+func (c *Call) quoteNotSaved(err error) *mcp.CallToolResult {
+	if errors.Is(err, ErrQuoteStoreFull) {
+		c.kit.log.Warn("quote refused: the quote store is full", "tool", c.tool.Name)
+		return errorResult(c.say("quote_store_full", nil))
 	}
-	return nil
+	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "error", err.Error())
+	return errorResult(c.say("quote_not_stored", nil))
 }

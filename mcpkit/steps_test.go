@@ -64,13 +64,14 @@ func TestBindingFailureStopsBeforeTheRequest(t *testing.T) {
 	}
 
 	// A template that fails on an earlier step's result: that step ran,
-	// the failing one was not sent.
+	// the failing one was not sent. A read changes nothing, so nothing was
+	// done.
 	tool = &Tool{Name: "after", InputSchema: schema, Steps: []Step{step("read", http.MethodGet, "{{.args.x}}"), step("write", http.MethodPost, "id {{.steps.read.body.owner.name}}")}}
 	text = run(tool, `{"x":"1"}`)
 	if len(got) != 1 || got[0] != "GET /things" {
 		t.Errorf("requests: %v", got)
 	}
-	for _, want := range []string{"Only part of after was done", "Then step write failed", "Its request was not sent"} {
+	for _, want := range []string{"Nothing was done: step write failed", "Its request was not sent"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in %s", want, text)
 		}
@@ -114,5 +115,92 @@ func TestResultTemplateFailure(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "result template failed") {
 		t.Errorf("not logged: %s", log.String())
+	}
+}
+
+// A write that answers 2xx with an answer that cannot be read took effect:
+// the run stops, says so, and keeps it in the quote as done. Calling again
+// does not send it again and, when no later step needs its answer,
+// finishes the run. When it is the last step, the run is complete and the
+// quote used.
+func TestUnreadableWriteTookEffect(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.Path+" "+r.Header.Get("Idempotency-Key"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/first" {
+			w.Write([]byte(`<html>oops`))
+			return
+		}
+		w.Write([]byte(`{"id":"n1"}`))
+	}))
+	defer backend.Close()
+	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &bytes.Buffer{}, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, path string) Step {
+		return Step{Name: name, IdempotencyKey: true, Build: func(c *Call, s *Scope) *Request { return c.Request(http.MethodPost, path) }}
+	}
+	run := func(tool *Tool, quote string) (*mcp.CallToolResult, []string) {
+		got = nil
+		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool.Name, Arguments: json.RawMessage(`{"quote_id":"` + quote + `"}`)}}
+		c, bad := k.newCall(context.Background(), req, tool)
+		if bad != nil {
+			t.Fatalf("arguments refused: %s", textOf(bad))
+		}
+		return c.finish(c.RunSteps()), got
+	}
+	newQuote := func() string {
+		c, _ := k.newCall(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "q"}}, &Tool{Name: "q", InputSchema: `{"type":"object"}`, Quote: &QuoteSpec{TTLSeconds: 600}})
+		q, err := c.saveQuote(map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q["id"].(string)
+	}
+	schema := `{"type":"object","properties":{"quote_id":{"type":"string"}}}`
+
+	tool := &Tool{Name: "both", Confirms: "q", InputSchema: schema, Steps: []Step{write("first", "/first"), write("second", "/second")}}
+	q := newQuote()
+	res, sent := run(tool, q)
+	text := textOf(res)
+	if !res.IsError || len(sent) != 1 {
+		t.Fatalf("first run: sent %v: %s", sent, text)
+	}
+	for _, want := range []string{"Only part of both was done.", "Took effect: step first (its answer could not be read).", "Did not run: step second.",
+		"Step first took effect (the API answered HTTP 200 OK), but its content is not valid JSON", "Calling both again with quote_id " + q + " finishes it"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in %s", want, text)
+		}
+	}
+	if strings.Contains(text, "may or may not") || strings.Contains(text, "Do that only once") {
+		t.Errorf("first run: %s", text)
+	}
+	res, sent = run(tool, q)
+	text = textOf(res)
+	if res.IsError || len(sent) != 1 || sent[0] != "POST /second "+q {
+		t.Fatalf("resumed run: sent %v: %s", sent, text)
+	}
+	if !strings.Contains(text, "Done: step first (its answer could not be read); step second, created n1.") {
+		t.Errorf("resumed run: %s", text)
+	}
+	if res, sent = run(tool, q); !res.IsError || len(sent) != 0 || !strings.Contains(textOf(res), "already carried out") {
+		t.Errorf("third run: sent %v: %s", sent, textOf(res))
+	}
+
+	// The last step: the run is complete, as is the quote.
+	tool = &Tool{Name: "last", Confirms: "q", InputSchema: schema, Steps: []Step{write("second", "/second"), write("first", "/first")}}
+	q = newQuote()
+	res, _ = run(tool, q)
+	text = textOf(res)
+	if !res.IsError || !strings.Contains(text, "Every step of last took effect (step second, created n1; step first (its answer could not be read)), but the answer to step first (HTTP 200 OK) cannot be used") {
+		t.Errorf("last step: %s", text)
+	}
+	if res, sent = run(tool, q); len(sent) != 0 || !strings.Contains(textOf(res), "already carried out") {
+		t.Errorf("after a complete run: sent %v: %s", sent, textOf(res))
 	}
 }

@@ -121,7 +121,9 @@ type Server struct {
 	Session *mcp.ClientSession
 	// Endpoint is the MCP endpoint URL of an HTTP server ("" for stdio).
 	Endpoint string
-	stderr   *syncBuffer
+	// Process is the server's process (its memory, in soak tests).
+	Process *os.Process
+	stderr  *syncBuffer
 }
 
 // Stderr returns what the server has logged so far.
@@ -150,7 +152,7 @@ func StartStdioClient(t testing.TB, bin string, env []string, opts *mcp.ClientOp
 		t.Fatalf("connect over stdio: %v\nstderr:\n%s", err, buf.String())
 	}
 	t.Cleanup(func() { sess.Close() })
-	return &Server{Session: sess, stderr: buf}
+	return &Server{Session: sess, Process: cmd.Process, stderr: buf}
 }
 
 var listening = regexp.MustCompile(`"url":"(http://[^"]+)"`)
@@ -208,7 +210,7 @@ func StartHTTPOptions(t testing.TB, bin string, env []string, hc *http.Client, o
 		t.Fatalf("connect over HTTP: %v\nstderr:\n%s", err, buf.String())
 	}
 	t.Cleanup(func() { sess.Close() })
-	return &Server{Session: sess, Endpoint: endpoint, stderr: buf}
+	return &Server{Session: sess, Endpoint: endpoint, Process: cmd.Process, stderr: buf}
 }
 
 // Connect opens another client session on an HTTP server, as a different
@@ -223,7 +225,7 @@ func (s *Server) Connect(t testing.TB, hc *http.Client, opts *mcp.ClientOptions)
 		t.Fatalf("connect over HTTP: %v", err)
 	}
 	t.Cleanup(func() { sess.Close() })
-	return &Server{Session: sess, Endpoint: s.Endpoint, stderr: s.stderr}
+	return &Server{Session: sess, Endpoint: s.Endpoint, Process: s.Process, stderr: s.stderr}
 }
 
 // Call calls a tool and returns the result.

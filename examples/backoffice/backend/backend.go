@@ -202,6 +202,7 @@ type order struct {
 	couponTakenBackBy string            // the refund or return that took the coupon's discount back
 	shippingChargedBy string            // the return that deducted shipping
 	idempotency       map[string]string // Idempotency-Key → refund id
+	cancelKeys        map[string]string // Idempotency-Key → cancelled line item id
 }
 
 // Shop is the backend's state. It is safe for concurrent use.
@@ -520,11 +521,23 @@ func (s *Shop) cancelLineItem(w http.ResponseWriter, r *http.Request) {
 		replyErr(w, o.unknownItem(r.PathValue("line_item_id")))
 		return
 	}
+	// A retry with the key of a cancel that took effect gets the same answer.
+	key := r.Header.Get("Idempotency-Key")
+	if id, ok := o.cancelKeys[key]; ok && key != "" && id == li.LineItemID {
+		reply(w, http.StatusOK, CancelledLineItem{LineItemID: li.LineItemID, Name: li.Name, Quantity: li.Quantity, Status: li.Status})
+		return
+	}
 	if e := o.notCancellable(li); e != nil {
 		replyErr(w, e)
 		return
 	}
 	li.Status = Cancelled
+	if key != "" {
+		if o.cancelKeys == nil {
+			o.cancelKeys = map[string]string{}
+		}
+		o.cancelKeys[key] = li.LineItemID
+	}
 	reply(w, http.StatusOK, CancelledLineItem{LineItemID: li.LineItemID, Name: li.Name, Quantity: li.Quantity, Status: li.Status})
 }
 

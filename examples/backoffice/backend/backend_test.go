@@ -567,6 +567,19 @@ func TestIdempotency(t *testing.T) {
 	r4.must(t, h, 201)
 }
 
+// TestCancelIdempotency: a cancel retried with the key of one that took
+// effect gets the same answer; without the key it is a conflict.
+func TestCancelIdempotency(t *testing.T) {
+	h := newShop().Handler()
+	r := cancel("5531", "li_2")
+	r.idempotencyKey = "q_1-li_2"
+	first := r.must(t, h, 200)
+	sameJSON(t, r.must(t, h, 200), first)
+	cancel("5531", "li_2").must(t, h, 409)
+	r.idempotencyKey = "another"
+	r.must(t, h, 409)
+}
+
 func TestIdempotencyConcurrent(t *testing.T) {
 	s := newShop()
 	h := s.Handler()

@@ -1,0 +1,217 @@
+package mcpkit
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// An approval answers a request the server made, for this call, once.
+//
+// When a confirm tool needs the person's approval, the server first
+// reserves the quote under a fresh random token (the nonce), then returns
+// an input request with a requestState: an HS256-signed token of the quote
+// id, the tool, a hash of the session id and the caller's identity (in
+// stateless HTTP there is no session: the identity alone), the nonce and
+// an expiry. The client (natively, or go-sdk on its behalf by eliciting on
+// the session) calls again with the person's answer and that state. Only
+// an answer whose state verifies, names this quote, tool and caller, and
+// whose nonce still holds the quote's reservation counts; accepting swaps
+// the reservation to a new token in one atomic store step, so a replayed
+// state finds the quote no longer reserved by its nonce. inputResponses
+// without a valid state count as no approval: the person is asked.
+//
+// The key is random per process unless Config.ApprovalKey is set, so a
+// state can be checked without any server memory (stateless HTTP), and
+// replicas sharing the key and the quote store check each other's.
+
+// approvalWindow bounds how long the person has to answer.
+const approvalWindow = 10 * time.Minute
+
+// approvalClaims is the payload of a requestState.
+type approvalClaims struct {
+	Quote string `json:"qid"`
+	Tool  string `json:"tool"`
+	Bind  string `json:"bind"`
+	Nonce string `json:"nonce"`
+	jwt.RegisteredClaims
+}
+
+// stateSigner signs and verifies request states.
+type stateSigner struct {
+	key      []byte
+	audience string
+	parser   *jwt.Parser
+}
+
+func newStateSigner(key []byte, audience string) (*stateSigner, error) {
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, err
+		}
+	} else if len(key) < 32 {
+		return nil, fmt.Errorf("the approval key has %d bytes; give at least 32 (random) bytes", len(key))
+	}
+	// A key of its own, derived, so that a key shared with another use
+	// (a token secret) never makes that use's tokens valid states.
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("tailor approval request state v1"))
+	return &stateSigner{
+		key:      mac.Sum(nil),
+		audience: audience,
+		parser:   jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithAudience(audience)),
+	}, nil
+}
+
+func (s *stateSigner) sign(c approvalClaims) (string, error) {
+	c.Audience = jwt.ClaimStrings{s.audience}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(s.key)
+}
+
+func (s *stateSigner) verify(state string) (*approvalClaims, error) {
+	var c approvalClaims
+	if _, err := s.parser.ParseWithClaims(state, &c, func(*jwt.Token) (any, error) { return s.key, nil }); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// binding ties a request state to this session and caller.
+func (c *Call) binding() string {
+	session := ""
+	if c.req != nil && c.req.Session != nil {
+		session = c.req.Session.ID()
+	}
+	sum := sha256.Sum256([]byte(session + "\x00" + c.identity()))
+	return hex.EncodeToString(sum[:])
+}
+
+// answer is what a confirm call brought back for its approval request.
+type answer struct {
+	claims *approvalClaims
+	result *mcp.ElicitResult
+	// ignored says why inputResponses or a requestState were not taken
+	// as an answer (for the audit log).
+	ignored string
+}
+
+// approvalAnswer checks the call's requestState and inputResponses. It
+// returns nil when the call carries neither.
+func (c *Call) approvalAnswer(quoteID string) *answer {
+	if c.req == nil || c.req.Params == nil {
+		return nil
+	}
+	p := c.req.Params
+	if p.RequestState == "" && len(p.InputResponses) == 0 {
+		return nil
+	}
+	if p.RequestState == "" {
+		return &answer{ignored: "inputResponses without a requestState"}
+	}
+	claims, err := c.kit.states.verify(p.RequestState)
+	switch {
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return &answer{ignored: "requestState expired"}
+	case err != nil:
+		return &answer{ignored: "requestState not issued by this server"}
+	case claims.Tool != c.tool.Name || claims.Quote != quoteID:
+		return &answer{ignored: "requestState issued for another quote or tool"}
+	case claims.Bind != c.binding():
+		return &answer{ignored: "requestState issued to another session or caller"}
+	}
+	a := &answer{claims: claims}
+	a.result, _ = p.InputResponses["approval"].(*mcp.ElicitResult)
+	return a
+}
+
+// canElicit reports whether the client can show the person an approval
+// request: from the request's own capabilities (2026-07-28 protocol) or the
+// session's.
+func (c *Call) canElicit() bool {
+	if c.req == nil {
+		return false
+	}
+	caps := c.req.ClientCapabilities()
+	return caps != nil && caps.Elicitation != nil
+}
+
+// inputRequest asks the person to approve msg, with the signed state of
+// the reservation.
+func (c *Call) inputRequest(q *Quote, nonce string, until time.Time, msg string) (*mcp.CallToolResult, error) {
+	state, err := c.kit.states.sign(approvalClaims{Quote: q.ID, Tool: c.tool.Name, Bind: c.binding(), Nonce: nonce,
+		RegisteredClaims: jwt.RegisteredClaims{ExpiresAt: jwt.NewNumericDate(until), IssuedAt: jwt.NewNumericDate(c.kit.now())}})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{
+			"approval": &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}},
+		},
+		RequestState: state,
+	}, nil
+}
+
+// pendingReservation lets the server release a quote reserved for an approval
+// request when the round trip fails before the handler sees the answer
+// (go-sdk elicits on the session for older clients; when that fails, the
+// handler is not called again).
+type pendingReservation struct {
+	mu    sync.Mutex
+	quote string
+	token string
+}
+
+type pendingKey struct{}
+
+func (p *pendingReservation) set(quote, token string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.quote, p.token = quote, token
+	p.mu.Unlock()
+}
+
+func (p *pendingReservation) take() (quote, token string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	quote, token = p.quote, p.token
+	p.quote, p.token = "", ""
+	return quote, token
+}
+
+func (c *Call) pending() *pendingReservation {
+	p, _ := c.ctx.Value(pendingKey{}).(*pendingReservation)
+	return p
+}
+
+// releaseFailedApprovals is a receiving middleware, outside go-sdk's own:
+// a tools/call that ends in a protocol error while its quote is reserved for
+// an approval request gives the quote back.
+func (k *Kit) releaseFailedApprovals(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		p := &pendingReservation{}
+		res, err := next(context.WithValue(ctx, pendingKey{}, p), method, req)
+		if err != nil {
+			if quote, token := p.take(); token != "" {
+				if rerr := k.quotes.Release(context.WithoutCancel(ctx), quote, token, nil); rerr == nil {
+					k.log.Info("approval request failed; quote released", "quote", quote, "error", err.Error())
+				}
+			}
+		}
+		return res, err
+	}
+}

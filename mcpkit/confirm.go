@@ -1,0 +1,230 @@
+package mcpkit
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// lease is a confirm call's reservation of its quote while its steps run.
+type lease struct {
+	quote *Quote
+	token string
+	// approved is when the person approved (zero: not asked).
+	approved time.Time
+}
+
+// takeQuote loads and checks the quote a confirm tool was given, reserves it
+// for this call, and asks for approval. A nil result means: run, under the
+// returned lease.
+func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
+	t := c.tool
+	id, _ := c.args["quote_id"].(string)
+	id = strings.TrimSpace(id)
+	store := c.kit.quotes
+	q, err := store.Load(c.ctx, id)
+	now := c.kit.now()
+	if err == nil && q.Identity != c.identity() {
+		if ok, problem := c.identified(); !ok {
+			if problem != "" {
+				return nil, errorResult(c.say("identity_unusable", M{"problem": problem, "id": id}))
+			}
+			return nil, errorResult(c.say("quote_unidentified", M{"id": id}))
+		}
+	}
+	switch {
+	case errors.Is(err, ErrQuoteNotFound):
+		return nil, errorResult(c.say("quote_unknown", M{"id": id, "quote_tool": t.Confirms}))
+	case err != nil:
+		return nil, c.storeFailed("read", err)
+	case q.Identity != c.identity():
+		return nil, errorResult(c.say("quote_other_caller", M{"id": id, "quote_tool": t.Confirms}))
+	case q.Tool != t.Confirms:
+		return nil, errorResult(c.say("quote_wrong_tool", M{"id": id, "made_by": q.Tool, "quote_tool": t.Confirms}))
+	case q.Used:
+		return nil, c.alreadyUsed(q)
+	case q.Progress == nil && now.After(q.Expires):
+		return nil, errorResult(c.say("quote_expired", M{"id": id, "expires_at": q.Expires.UTC().Format("15:04:05 UTC"), "quote_tool": t.Confirms}))
+	}
+	s.data["quote"] = map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339), "args": q.Args, "body": q.Body}
+	// Nothing is reserved, and nobody asked, for a run that cannot start.
+	if i, problem := c.preflight(s); problem != "" {
+		return nil, (&stepRun{c: c, s: s, lease: &lease{quote: q}}).stopped(i, 0, 1, outcomeNotSent, problem)
+	}
+
+	// A run that stopped part-way was approved already: it resumes.
+	if q.Progress != nil || t.Approval == nil {
+		l, res := c.reserve(q, randomToken(16), c.runUntil(now))
+		if l != nil && q.Progress != nil {
+			l.approved = q.Progress.Approved
+			c.audit.Approval = "resumed"
+		}
+		return l, res
+	}
+
+	msg := c.approvalQuestion(s, q)
+	if a := c.approvalAnswer(id); a != nil {
+		if a.ignored != "" {
+			c.audit.Ignored = a.ignored
+			c.kit.log.Warn("approval answer ignored", "tool", t.Name, "quote", id, "why", a.ignored)
+		} else {
+			return c.answered(q, a, msg)
+		}
+	}
+	return c.ask(q, msg)
+}
+
+// ask reserves the quote and asks the person, or, for a client that cannot
+// ask, proceeds or refuses as the overlay says.
+func (c *Call) ask(q *Quote, msg string) (*lease, *mcp.CallToolResult) {
+	t := c.tool
+	now := c.kit.now()
+	until := now.Add(approvalWindow)
+	if q.Expires.Before(until) {
+		until = q.Expires
+	}
+	if !c.canElicit() {
+		if t.Approval.Proceed {
+			c.audit.Approval = "not asked: the client cannot elicit; the overlay allows proceeding"
+			return c.reserve(q, randomToken(16), c.runUntil(now))
+		}
+		c.audit.Approval = "refused: the client cannot elicit"
+		return nil, errorResult(c.say("approval_unavailable", M{"question": msg}))
+	}
+	nonce := randomToken(16)
+	l, res := c.reserve(q, nonce, until)
+	if res != nil {
+		return nil, res
+	}
+	req, err := c.inputRequest(q, nonce, until, msg)
+	if err != nil {
+		c.release(l, nil)
+		return nil, c.storeFailed("sign", err)
+	}
+	c.pending().set(q.ID, nonce)
+	c.audit.Approval = "asked"
+	return nil, req
+}
+
+// answered acts on the person's answer to this call's approval request.
+func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolResult) {
+	now := c.kit.now()
+	action := ""
+	if a.result != nil {
+		action = a.result.Action
+	}
+	if action == "" {
+		// The state is ours but carries no answer: ask again under it.
+		res, err := c.inputRequest(q, a.claims.Nonce, a.claims.ExpiresAt.Time, msg)
+		if err != nil {
+			return nil, c.storeFailed("reserve", err)
+		}
+		c.pending().set(q.ID, a.claims.Nonce)
+		c.audit.Approval = "asked"
+		return nil, res
+	}
+	c.audit.Approval = action
+	if action != "accept" {
+		c.pending().set("", "")
+		if err := c.kit.quotes.Release(c.ctx, q.ID, a.claims.Nonce, nil); err != nil {
+			// Not this request's reservation (answered already): it counts for
+			// nothing.
+			c.audit.Ignored = "requestState already answered or lapsed"
+			return c.ask(q, msg)
+		}
+		f := M{"question": msg, "id": q.ID, "expires_at": q.Expires.UTC().Format("15:04 UTC")}
+		if action == "decline" {
+			return nil, errorResult(c.say("approval_declined", f))
+		}
+		return nil, errorResult(c.say("approval_dismissed", f))
+	}
+	// Accepting swaps the reservation from the request's nonce to this run:
+	// a replay of the same state finds the nonce no longer holding it.
+	token := randomToken(16)
+	err := c.kit.quotes.Reserve(c.ctx, q.ID, Reservation{From: a.claims.Nonce, To: token, Until: c.runUntil(now), Now: now})
+	c.pending().set("", "")
+	switch {
+	case err == nil:
+		return &lease{quote: q, token: token, approved: now}, nil
+	case errors.Is(err, ErrQuoteUsed):
+		return nil, c.alreadyUsed(q)
+	case errors.Is(err, ErrQuoteNotReserved), errors.Is(err, ErrQuoteNotFound):
+		// Answered already, or the request lapsed: this answer counts for
+		// nothing, and the person is asked afresh.
+		c.audit.Ignored = "requestState already answered or lapsed"
+		c.kit.log.Warn("approval answer ignored", "tool", c.tool.Name, "quote", q.ID, "why", c.audit.Ignored)
+		return c.ask(q, msg)
+	}
+	return nil, c.storeFailed("reserve", err)
+}
+
+// reserve takes the free quote for this call, under token, until until,
+// or says why not.
+func (c *Call) reserve(q *Quote, token string, until time.Time) (*lease, *mcp.CallToolResult) {
+	err := c.kit.quotes.Reserve(c.ctx, q.ID, Reservation{To: token, Until: until, Now: c.kit.now()})
+	switch {
+	case err == nil:
+		return &lease{quote: q, token: token}, nil
+	case errors.Is(err, ErrQuoteReserved):
+		c.audit.Approval = "not asked: the quote is reserved by another call"
+		free := ""
+		if !q.ReservedUntil.IsZero() {
+			free = q.ReservedUntil.UTC().Format("15:04:05 UTC")
+		}
+		return nil, errorResult(c.say("quote_reserved", M{"id": q.ID, "free_at": free}))
+	case errors.Is(err, ErrQuoteUsed):
+		return nil, c.alreadyUsed(q)
+	}
+	return nil, c.storeFailed("reserve", err)
+}
+
+// runUntil bounds a reservation while the steps run: every request may take the
+// timeout, with retries, and a few minutes more.
+func (c *Call) runUntil(now time.Time) time.Time {
+	cfg := c.kit.cfg
+	return now.Add(5*time.Minute + time.Duration(len(c.tool.Steps)*(cfg.Retries+1))*cfg.Timeout)
+}
+
+// release gives the quote back, keeping progress when some of the run
+// took effect or may have.
+func (c *Call) release(l *lease, p *Progress) {
+	if l == nil {
+		return
+	}
+	if err := c.kit.quotes.Release(c.ctx, l.quote.ID, l.token, p); err != nil {
+		c.kit.log.Error("quote could not be released", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
+	}
+}
+
+func (c *Call) alreadyUsed(q *Quote) *mcp.CallToolResult {
+	at := ""
+	if !q.UsedAt.IsZero() {
+		at = q.UsedAt.UTC().Format("15:04:05 UTC")
+	}
+	return errorResult(c.say("quote_used", M{"id": q.ID, "used_at": at}))
+}
+
+func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
+	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "op", op, "error", err.Error())
+	return errorResult(c.say("quote_store_failed", nil))
+}
+
+// approvalQuestion renders the overlay's approval message. If it fails, the
+// person is still asked, with the quoted values spelled out: they never see
+// template source, and are never asked about nothing.
+func (c *Call) approvalQuestion(s *Scope, q *Quote) string {
+	t := c.tool
+	tm, err := cachedTemplate(t.Approval.Message)
+	var buf bytes.Buffer
+	if err == nil {
+		err = executeTemplate(tm, &buf, s.data)
+	}
+	if err == nil {
+		return strings.TrimSpace(buf.String())
+	}
+	c.kit.log.Error("approval message template failed; asking with the quoted values instead", "tool", t.Name, "error", c.redact(err.Error()))
+	return c.say("approval_question", M{"id": q.ID, "quote": jsonText(q.Body)})
+}

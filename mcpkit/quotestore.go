@@ -1,0 +1,162 @@
+package mcpkit
+
+import (
+	"container/list"
+	"context"
+	"sync"
+	"time"
+)
+
+// DefaultMaxQuotes is how many quotes a MemoryQuoteStore keeps at most.
+const DefaultMaxQuotes = 10000
+
+// MemoryQuoteStore is the default, in-process QuoteStore. It is bounded:
+// at MaxQuotes it first drops quotes that have expired (kept only to answer
+// "expired" rather than "unknown"), then refuses new ones with
+// ErrQuoteStoreFull rather than growing.
+//
+// Save and expiry are O(1) amortized: quotes sit in one FIFO queue per
+// lifetime (expiry minus creation: one per quote tool's TTL, so a handful),
+// in which creation order is expiry order; each Save drops the expired
+// heads of the queues. No operation walks the whole store.
+type MemoryQuoteStore struct {
+	// Keep is how long quotes are kept after they expire.
+	Keep time.Duration
+	// MaxQuotes bounds the quotes kept (0: DefaultMaxQuotes).
+	MaxQuotes int
+
+	mu     sync.Mutex
+	quotes map[string]*memQuote
+	queues map[time.Duration]*list.List // lifetime → *memQuote, oldest first
+}
+
+type memQuote struct {
+	q     Quote
+	queue *list.List
+	elem  *list.Element
+}
+
+// NewMemoryQuoteStore returns an empty store.
+func NewMemoryQuoteStore() *MemoryQuoteStore {
+	return &MemoryQuoteStore{Keep: time.Hour, quotes: map[string]*memQuote{}, queues: map[time.Duration]*list.List{}}
+}
+
+// Len is the number of quotes held (tests and metrics).
+func (s *MemoryQuoteStore) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.quotes)
+}
+
+func (s *MemoryQuoteStore) Save(_ context.Context, q *Quote) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := q.Created
+	s.dropWhile(func(m *memQuote) bool { return now.Sub(m.q.Expires) > s.Keep })
+	limit := s.MaxQuotes
+	if limit <= 0 {
+		limit = DefaultMaxQuotes
+	}
+	if len(s.quotes) >= limit {
+		// Expired quotes are kept only for a kinder message; a run that
+		// stopped part-way is kept for its resumption.
+		s.dropWhile(func(m *memQuote) bool { return !now.Before(m.q.Expires) && m.q.Progress == nil })
+	}
+	if len(s.quotes) >= limit {
+		return ErrQuoteStoreFull
+	}
+	if old, ok := s.quotes[q.ID]; ok {
+		s.remove(old)
+	}
+	life := q.Expires.Sub(q.Created)
+	queue := s.queues[life]
+	if queue == nil {
+		queue = list.New()
+		s.queues[life] = queue
+	}
+	m := &memQuote{q: *q, queue: queue}
+	m.elem = queue.PushBack(m)
+	s.quotes[q.ID] = m
+	return nil
+}
+
+// dropWhile removes, from the head of each queue, the quotes for which
+// drop holds.
+func (s *MemoryQuoteStore) dropWhile(drop func(*memQuote) bool) {
+	for life, queue := range s.queues {
+		for e := queue.Front(); e != nil && drop(e.Value.(*memQuote)); e = queue.Front() {
+			s.remove(e.Value.(*memQuote))
+		}
+		if queue.Len() == 0 {
+			delete(s.queues, life)
+		}
+	}
+}
+
+func (s *MemoryQuoteStore) remove(m *memQuote) {
+	m.queue.Remove(m.elem)
+	delete(s.quotes, m.q.ID)
+}
+
+func (s *MemoryQuoteStore) Load(_ context.Context, id string) (*Quote, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.quotes[id]
+	if !ok {
+		return nil, ErrQuoteNotFound
+	}
+	cp := m.q
+	return &cp, nil
+}
+
+func (s *MemoryQuoteStore) Reserve(_ context.Context, id string, r Reservation) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.quotes[id]
+	switch {
+	case !ok:
+		return ErrQuoteNotFound
+	case m.q.Used:
+		return ErrQuoteUsed
+	case r.From == "" && m.q.ReservedBy != "" && r.Now.Before(m.q.ReservedUntil):
+		return ErrQuoteReserved
+	case r.From != "" && m.q.ReservedBy != r.From:
+		return ErrQuoteNotReserved
+	}
+	m.q.ReservedBy, m.q.ReservedUntil = r.To, r.Until
+	return nil
+}
+
+func (s *MemoryQuoteStore) Release(_ context.Context, id, token string, progress *Progress) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.quotes[id]
+	if !ok {
+		return ErrQuoteNotFound
+	}
+	if token == "" || m.q.ReservedBy != token {
+		return ErrQuoteNotReserved
+	}
+	m.q.ReservedBy, m.q.ReservedUntil = "", time.Time{}
+	if progress != nil {
+		m.q.Progress = progress
+	}
+	return nil
+}
+
+func (s *MemoryQuoteStore) Consume(_ context.Context, id, token string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.quotes[id]
+	switch {
+	case !ok:
+		return ErrQuoteNotFound
+	case m.q.Used:
+		return ErrQuoteUsed
+	case token == "" || m.q.ReservedBy != token:
+		return ErrQuoteNotReserved
+	}
+	m.q.Used, m.q.UsedAt = true, at
+	m.q.ReservedBy, m.q.ReservedUntil = "", time.Time{}
+	return nil
+}
