@@ -31,6 +31,9 @@ type Call struct {
 	step string
 	// sent is the request of a single-operation tool, once sent.
 	sent *Request
+	// viaParam names the security schemes whose secret a parameter of
+	// this call carries (Credential): they are not applied again.
+	viaParam map[string]bool
 }
 
 // Value is an argument as the model gave it; Set is false when absent.

@@ -2,6 +2,7 @@ package mcpkit
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,6 +76,14 @@ func (c *Call) transportFailure(r *Request, resp response) string {
 	err := resp.err
 	t := c.tool
 	host := c.kit.base.Host
+	var be *buildError
+	if errors.As(err, &be) {
+		return fmt.Sprintf("The MCP server could not build the request for %s (%v), so nothing was sent. This is a defect in the server's configuration or in the API description, not a problem with the API's availability or your arguments: retrying will not help. Tell the user.", t.Name, be.err)
+	}
+	var cert *tls.CertificateVerificationError
+	if errors.As(err, &cert) {
+		return fmt.Sprintf("The API at %s presented a TLS certificate the MCP server does not trust (%v). Retrying will not help: the server's base URL or the API's certificate is wrong; tell the user.", host, cert.Err)
+	}
 	var ne net.Error
 	timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 	switch {

@@ -124,13 +124,18 @@ func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
 				res, err = errorResult("The tool failed because of an internal error in the MCP server (this is a bug, not a problem with your arguments). Do not retry; tell the user the tool is broken."), nil
 			}
 		}()
+		if res := k.unconfigured(t, req); res != nil {
+			return res, nil
+		}
 		start := time.Now()
 		c, bad := k.newCall(ctx, req, t)
 		if bad != nil {
 			return bad, nil
 		}
 		defer func() { k.writeAudit(c, res, start) }()
-		return h(c), nil
+		res = h(c)
+		k.conform(t, res)
+		return res, nil
 	})
 	// go-sdk keeps def: it lists the generated schemas from now on.
 	def.InputSchema, def.OutputSchema = input, output

@@ -1,0 +1,125 @@
+package mcpkit
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// An output schema as the generator writes it: an object root with
+// optional, nullable fields (see generator/schema/output.go).
+const outSchema = `{"type":"object","properties":{
+	"id":{"type":["string","null"]},
+	"price":{"type":["number","null"]},
+	"tags":{"type":["array","null"],"items":{"type":["string","null"]}},
+	"items":{"type":["array","null"],"items":{"type":["object","null"],"properties":{"n":{"type":["integer","null"]}}}}}}`
+
+func TestConformKeepsWhatFits(t *testing.T) {
+	cases := []struct {
+		name, sc, want, logged string
+	}{
+		{"fits, with an extra field", `{"id":"a","extra":{"x":1}}`, `{"extra":{"x":1},"id":"a"}`, ""},
+		{"a required field missing", `{}`, `{}`, ""},
+		{"string for number", `{"id":"a","price":"12.50"}`, `{"id":"a"}`, "price: got string, want null or number"},
+		{"object for array", `{"id":"a","tags":{"k":"v"}}`, `{"id":"a"}`, "tags: got object, want null or array"},
+		{"one array element of the wrong type", `{"tags":["a",7,"c"]}`, `{"tags":["a",null,"c"]}`, "tags[1]: got number"},
+		{"deep", `{"items":[{"n":1},{"n":"two"}]}`, `{"items":[{"n":1},{}]}`, "items[1].n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var log bytes.Buffer
+			k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			log.Reset()
+			tool := &Tool{Name: "get_thing", OutputSchema: outSchema}
+			orig := decode(t, c.sc)
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: c.sc}}, StructuredContent: orig}
+			k.conform(tool, res)
+			if got := jsonText(res.StructuredContent); got != c.want {
+				t.Errorf("structuredContent = %s, want %s", got, c.want)
+			}
+			if got := jsonText(orig); got != jsonText(decode(t, c.sc)) {
+				t.Errorf("the original value was changed: %s", got)
+			}
+			if res.Content[0].(*mcp.TextContent).Text != c.sc {
+				t.Errorf("the text content changed")
+			}
+			if c.logged == "" && log.Len() > 0 {
+				t.Errorf("logged for a fitting result: %s", log.String())
+			}
+			if c.logged != "" && (!strings.Contains(log.String(), c.logged) || !strings.Contains(log.String(), "get_thing")) {
+				t.Errorf("log does not say %q for the tool:\n%s", c.logged, log.String())
+			}
+			if err := k.outputSchema(tool).Validate(res.StructuredContent); err != nil {
+				t.Errorf("structuredContent still does not validate: %v", err)
+			}
+		})
+	}
+}
+
+func TestConformGivesEveryResultStructuredContent(t *testing.T) {
+	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := &Tool{Name: "t", OutputSchema: `{"type":"object","properties":{"items":{"type":["array","null"]}}}`}
+	res := textResult("Done: the API answered HTTP 204 No Content with no content.")
+	k.conform(tool, res)
+	if jsonText(res.StructuredContent) != `{}` {
+		t.Errorf("structuredContent = %v, want {}", res.StructuredContent)
+	}
+	bad := errorResult("no")
+	k.conform(tool, bad)
+	if bad.StructuredContent != nil {
+		t.Errorf("an error result got structuredContent")
+	}
+	// An array where the schema wants an object root.
+	arr := &mcp.CallToolResult{StructuredContent: []any{"a"}}
+	k.conform(tool, arr)
+	if jsonText(arr.StructuredContent) != `{}` {
+		t.Errorf("structuredContent = %v, want {}", arr.StructuredContent)
+	}
+}
+
+func TestStartsWithoutConfiguration(t *testing.T) {
+	api := API{Name: "x", EnvPrefix: "PETS", DefaultBaseURL: "/api/v2",
+		Schemes: []Scheme{{Name: "key", Kind: APIKey, In: "header", ParamName: "X-Key", Env: "PETS_KEY"}}}
+	var log bytes.Buffer
+	k, err := NewKit(api, Config{Log: &log, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatalf("a server without a base URL must start: %v", err)
+	}
+	for _, want := range []string{"no backend base URL", `\"/api/v2\"`, "PETS_BASE_URL", "no credentials", "PETS_KEY"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("start-up log lacks %q:\n%s", want, log.String())
+		}
+	}
+	res := k.unconfigured(&Tool{Name: "t", Security: [][]string{{"key"}}}, nil)
+	if res == nil || !res.IsError || !strings.Contains(textOf(res), "--base-url or PETS_BASE_URL") || strings.Contains(strings.ToLower(textOf(res)), "retry later") {
+		t.Errorf("a call without a base URL: %+v", res)
+	}
+
+	k, err = NewKit(api, Config{BaseURL: "http://127.0.0.1:1", Log: &log, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = k.unconfigured(&Tool{Name: "t", Security: [][]string{{"key"}}}, nil)
+	if res == nil || !strings.Contains(textOf(res), "PETS_KEY") {
+		t.Errorf("a call without its credential: %+v", res)
+	}
+	if res := k.unconfigured(&Tool{Name: "t", Security: [][]string{{"key"}, {}}}, nil); res != nil {
+		t.Errorf("a call whose security allows no credentials was refused: %s", textOf(res))
+	}
+	if res := k.unconfigured(&Tool{Name: "t"}, nil); res != nil {
+		t.Errorf("a call without security was refused: %s", textOf(res))
+	}
+
+	// An explicit base URL that is wrong still stops the server.
+	if _, err := NewKit(api, Config{BaseURL: "ftp://x", Log: &log}); err == nil || !strings.Contains(err.Error(), "PETS_BASE_URL") {
+		t.Errorf("explicit bad base URL: %v", err)
+	}
+}
