@@ -232,7 +232,7 @@ func (c *Converter) defName(ref *openapi3.SchemaRef) string {
 // convert translates one schema value; nested refs go through convertRef.
 func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 	if s.Always != nil {
-		return *s.Always
+		return *s.Always || mode == Output
 	}
 	out := map[string]any{}
 	sub := func(r *openapi3.SchemaRef) any { return c.convertRef(r, mode, note) }
@@ -464,6 +464,9 @@ func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 		if s.Else != nil {
 			out["else"] = sub(s.Else)
 		}
+	}
+	if mode == Output {
+		describeOnly(out)
 	}
 	// A 3.0 nullable schema without a type (e.g. `nullable: true` next to
 	// allOf) still admits null.
