@@ -55,6 +55,15 @@ type Overlay struct {
 	Exclude []*Selector
 	Tools   []*Tool // in file order
 	Actions []*Action
+	Lint    Lint
+}
+
+// Lint configures `tailor lint` for the whole tool set.
+type Lint struct {
+	// Budget, when set, is the most tokens tools/list may take; going over
+	// it is then an error (without it, lint only warns past its default).
+	Budget    int
+	BudgetPos diag.Pos
 }
 
 // Server configures the server as a whole.

@@ -31,6 +31,7 @@ func (d *decoder) overlay(n *yaml.Node, o *Overlay) {
 			})
 		},
 		"actions": func(k, v *yaml.Node) { o.Actions = d.actions(v) },
+		"lint":    func(k, v *yaml.Node) { o.Lint = d.toolSetLint(v) },
 	})
 	if !hasVersion && resolveAlias(n).Kind == yaml.MappingNode {
 		d.errorf(n, "missing `tailor: %d` (the overlay format version) at the top of the file", Version)
