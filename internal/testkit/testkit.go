@@ -140,6 +140,21 @@ func StartStdioClient(t testing.TB, bin string, env []string, opts *mcp.ClientOp
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
+	return startStdio(t, cmd, opts)
+}
+
+// StartStdioEnv is StartStdio with exactly env as the server's whole
+// environment (nil: no environment at all, as a registry or a client
+// that passes nothing starts it).
+func StartStdioEnv(t testing.TB, bin string, env []string, args ...string) *Server {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append([]string{}, env...)
+	return startStdio(t, cmd, nil)
+}
+
+func startStdio(t testing.TB, cmd *exec.Cmd, opts *mcp.ClientOptions) *Server {
+	t.Helper()
 	buf := &syncBuffer{}
 	cmd.Stderr = buf
 	client := mcp.NewClient(&mcp.Implementation{Name: "tailor-test", Version: "1"}, opts)
