@@ -26,11 +26,11 @@ const (
 type ValueKind int
 
 const (
-	FromArg      ValueKind = iota // c.Arg(name): the model's argument
-	FromFixed                     // mcpkit.Fixed(json): fixed by the overlay
-	FromContext                   // c.Context(name): the caller's context
-	FromTemplate                  // s.Value(template): a binding to an earlier step or a quote
-	FromCredential                // c.Credential(scheme): a security scheme's configured secret
+	FromArg        ValueKind = iota // c.Arg(name): the model's argument
+	FromFixed                       // mcpkit.Fixed(json): fixed by the overlay
+	FromContext                     // c.Context(name): the caller's context
+	FromTemplate                    // s.Value(template): a binding to an earlier step or a quote
+	FromCredential                  // c.Credential(scheme): a security scheme's configured secret
 )
 
 // StepValue is a step's value: its kind and the argument name, JSON,
