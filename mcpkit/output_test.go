@@ -2,7 +2,12 @@ package mcpkit
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -121,5 +126,32 @@ func TestStartsWithoutConfiguration(t *testing.T) {
 	// An explicit base URL that is wrong still stops the server.
 	if _, err := NewKit(api, Config{BaseURL: "ftp://x", Log: &log}); err == nil || !strings.Contains(err.Error(), "PETS_BASE_URL") {
 		t.Errorf("explicit bad base URL: %v", err)
+	}
+}
+
+// TestUnbuildableRequestIsNotRetried: a request the server cannot build
+// (a path placeholder nothing filled) is not sent, not retried, and the
+// model is not told to retry later: nothing it can do fixes it.
+func TestUnbuildableRequestIsNotRetried(t *testing.T) {
+	var hits atomic.Int32
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer backend.Close()
+	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Retries: 2, Log: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := &Tool{Name: "get_job", ReadOnly: true, InputSchema: `{"type":"object"}`}
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Arguments: json.RawMessage(`{}`)}}
+	c, bad := k.newCall(context.Background(), req, tool)
+	if bad != nil {
+		t.Fatal(textOf(bad))
+	}
+	res := c.Do(c.Request(http.MethodGet, "/jobs/{job_id}"))
+	text := textOf(res)
+	if !res.IsError || !strings.Contains(text, "retrying will not help") || strings.Contains(strings.ToLower(text), "retry later") {
+		t.Errorf("result: %q", text)
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the backend was called %d times", hits.Load())
 	}
 }
