@@ -196,7 +196,6 @@ func sampleValue(s map[string]any) (any, bool) {
 	return nil, false
 }
 
-
 // TestInspectorAcceptsDriftedShapes: the Inspector's own client validates
 // structuredContent against the outputSchema it listed and rejects the
 // whole call when it does not fit; every response shape of driftedShapes

@@ -313,4 +313,3 @@ func TestPathRepairs(t *testing.T) {
 		})
 	}
 }
-
