@@ -146,7 +146,8 @@ type Approval struct {
 // steps) a template over the tool's arguments, the quote, the context and
 // earlier steps.
 type ValueSource struct {
-	// Fixed is a JSON value always sent.
+	// Fixed is a JSON value always sent (the overlay's, or the one value
+	// the spec allows).
 	Fixed json.RawMessage
 	// Context names an ir.ContextValue.
 	Context string
