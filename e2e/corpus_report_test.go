@@ -64,8 +64,13 @@ func (r *corpusRun) row() []string {
 		return []string{name, s.Version, fmt.Sprint(s.Ops), "—", "—", "—", "FAILS: does not generate"}
 	}
 	status := "yes"
-	if !r.started || r.problems > 0 || r.tools != s.Ops {
-		status = "FAILS: see TestCorpus"
+	switch {
+	case len(r.failed) > 0:
+		status = "FAILS in " + strings.Join(r.failed, ", ") + " (see TestCorpus)"
+	case !r.started:
+		status = "FAILS: not built or not started (see TestCorpus)"
+	case r.tools != s.Ops:
+		status = "FAILS: lists " + fmt.Sprint(r.tools) + " tools"
 	}
 	tools := fmt.Sprint(len(r.res.API.Tools))
 	if r.started {

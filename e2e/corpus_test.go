@@ -39,7 +39,7 @@ type corpusRun struct {
 	tools    int
 	written  bool // by tailor generate
 	started  bool
-	problems int // failures of this spec's subtests
+	failed   []string // the phases in which this spec failed
 }
 
 var corpusToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -88,7 +88,7 @@ func TestCorpus(t *testing.T) {
 	t.Run("generate", func(t *testing.T) {
 		for _, r := range runs {
 			t.Run(r.spec.Pkg(), func(t *testing.T) {
-				defer r.count(t)
+				defer r.count(t, "generation")
 				corpusGenerate(t, m, r)
 			})
 		}
@@ -106,7 +106,7 @@ func TestCorpus(t *testing.T) {
 		for _, r := range loaded {
 			t.Run(r.spec.Pkg(), func(t *testing.T) {
 				t.Parallel()
-				defer r.count(t)
+				defer r.count(t, "tailor generate/check")
 				corpusCLI(t, tailor, m, r)
 			})
 		}
@@ -134,7 +134,7 @@ func TestCorpus(t *testing.T) {
 		for _, r := range loaded {
 			t.Run(r.spec.Pkg(), func(t *testing.T) {
 				t.Parallel()
-				defer r.count(t)
+				defer r.count(t, "serving")
 				corpusServe(t, bins[r.spec.Pkg()], r, schemas)
 			})
 		}
@@ -144,10 +144,10 @@ func TestCorpus(t *testing.T) {
 	corpusReport(t, runs)
 }
 
-// count records a spec's failed subtest for the report.
-func (r *corpusRun) count(t *testing.T) {
+// count records, for the report, that a phase failed for the spec.
+func (r *corpusRun) count(t *testing.T, phase string) {
 	if t.Failed() {
-		r.problems++
+		r.failed = append(r.failed, phase)
 	}
 }
 
