@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: all build demo demo-petstore test test-short golden generate check-examples inspector vet bench corpus-report
+.PHONY: all build demo demo-petstore test test-short golden generate check-examples inspector vet bench corpus-report fuzz
 
 all: build test
 
@@ -31,6 +31,14 @@ inspector:
 test: inspector
 	$(GO) vet ./...
 	TAILOR_REQUIRE_INSPECTOR=1 $(GO) test -count=1 -timeout 30m ./...
+	$(MAKE) fuzz
+
+# Each fuzz target briefly beyond its seeds (which every go test runs);
+# a failing input is saved under testdata/fuzz and becomes a seed.
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME)
 
 # Unit and golden tests only; no servers are built.
 test-short:

@@ -249,7 +249,7 @@ func TestBackofficeExpiredQuote(t *testing.T) {
 	time.Sleep(1200 * time.Millisecond)
 	res := srv.Call(t, "refund_items", map[string]any{"quote_id": q})
 	eq(t, "isError", res.IsError, true)
-	contains(t, testkit.Text(res), "Quote "+q+" expired at", "Call quote_refund again, tell the customer the new amount")
+	contains(t, testkit.Text(res), "Quote "+q+" expired at", "Call quote_refund again, tell the user the new result")
 	eq(t, "nothing refunded", len(rig.shop.Refunds("5531")), 0)
 	eq(t, "nothing cancelled", rig.shop.LineItem("5531", "li_2").Status, "pending")
 }
@@ -268,7 +268,7 @@ func TestBackofficeForeignQuoteAndRaces(t *testing.T) {
 			q := quoteID(t, wangSrv.Call(t, "quote_refund", map[string]any{"order_id": "5531", "line_item_ids": []string{"li_2"}}))
 			res := leeSrv.Call(t, "refund_items", map[string]any{"quote_id": q})
 			eq(t, "isError", res.IsError, true)
-			contains(t, testkit.Text(res), "was made in another customer's session", "Nothing was done")
+			contains(t, testkit.Text(res), "was made for another caller or session", "Nothing was done")
 			eq(t, "nothing refunded", len(rig.shop.Refunds("5531")), 0)
 
 			// Eight concurrent confirms of one quote: exactly one runs.

@@ -32,14 +32,14 @@ var updateCorpusReport = flag.Bool("update-corpus-report", false, "rewrite docs/
 
 // corpusRun is what TestCorpus found for one spec.
 type corpusRun struct {
-	spec     testkit.CorpusSpec
-	res      *generator.Result
-	refused  string // the loader's error, for a spec it still refuses
-	elapsed  time.Duration
-	tools    int
-	written  bool // by tailor generate
-	started  bool
-	failed   []string // the phases in which this spec failed
+	spec    testkit.CorpusSpec
+	res     *generator.Result
+	refused string // the loader's error, for a spec it still refuses
+	elapsed time.Duration
+	tools   int
+	written bool // by tailor generate
+	started bool
+	failed  []string // the phases in which this spec failed
 }
 
 var corpusToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -155,7 +155,7 @@ func (r *corpusRun) count(t *testing.T, phase string) {
 func corpusGenerate(t *testing.T, m *testkit.Module, r *corpusRun) {
 	pkg := r.spec.Pkg()
 	opts := generator.Options{SpecPath: r.spec.Path, OutDir: filepath.Join(m.Dir, pkg), Package: pkg, Main: true,
-		ImportPath: m.Path + "/" + pkg, Name: pkg}
+		ImportPath: m.Path + "/" + pkg, Name: pkg, RefRoot: r.spec.RefRoot}
 	start := time.Now()
 	res, err := generator.Generate(opts)
 	r.elapsed = time.Since(start)
@@ -183,7 +183,7 @@ func corpusGenerate(t *testing.T, m *testkit.Module, r *corpusRun) {
 // module, as a user would.
 func corpusCLI(t *testing.T, tailor string, m *testkit.Module, r *corpusRun) {
 	pkg := r.spec.Pkg()
-	flags := []string{"--spec", r.spec.Path, "--out", pkg, "--package", pkg, "--main", "--name", pkg, "--omit-version"}
+	flags := []string{"--spec", r.spec.Path, "--out", pkg, "--package", pkg, "--main", "--name", pkg, "--omit-version", "--ref-root", r.spec.RefRoot}
 	tailorRun := func(cmd string) (int, string) {
 		c := exec.Command(tailor, append([]string{cmd}, flags...)...)
 		c.Dir = m.Dir

@@ -200,7 +200,7 @@ func sampleValue(s map[string]any) (any, bool) {
 // structuredContent against the outputSchema it listed and rejects the
 // whole call when it does not fit; every response shape of driftedShapes
 // (extra and missing fields, null, an object for an array, a string for a
-// number, no JSON at all) must come through.
+// number, no JSON at all: an error result) must come through.
 func TestInspectorAcceptsDriftedShapes(t *testing.T) {
 	inspector := inspectorBin(t)
 	bin := goldenServers("output-schemas", "shapes")[0].bin(t)
@@ -218,6 +218,12 @@ func TestInspectorAcceptsDriftedShapes(t *testing.T) {
 				t.Fatalf("the Inspector rejected the result\n%s", lastLines(r.String(), 30))
 			}
 			res := r.callResult(t)
+			if c.refused != "" {
+				if !res.IsError || !strings.Contains(res.text(), c.refused) {
+					t.Errorf("isError=%v text=%q; want an error saying %q", res.IsError, res.text(), c.refused)
+				}
+				return
+			}
 			if res.IsError || res.StructuredContent == nil || !strings.Contains(res.text(), c.inText) {
 				t.Errorf("isError=%v structuredContent=%s text=%q", res.IsError, res.StructuredContent, res.text())
 			}

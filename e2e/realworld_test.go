@@ -76,6 +76,12 @@ func TestResultsClientsAccept(t *testing.T) {
 					const misfit = "does not match the tool's output schema"
 					before := strings.Count(srv.Stderr(), misfit)
 					res := srv.Call(t, c.tool, c.args)
+					if c.refused != "" {
+						if text := testkit.Text(res); !res.IsError || !strings.Contains(text, c.refused) || !strings.Contains(text, c.inText) {
+							t.Errorf("isError=%v %q; want an error saying %q and showing %q", res.IsError, text, c.refused, c.inText)
+						}
+						return
+					}
 					if res.IsError {
 						t.Fatalf("isError for a successful response: %s", testkit.Text(res))
 					}
@@ -121,6 +127,10 @@ type driftedShape struct {
 	inText, want string
 	// drifted responses do not fit the declared schema, and the log says so.
 	drifted bool
+	// refused, when set, is what the isError result says instead: a 2xx
+	// that is not the JSON the description promises is not a success (an
+	// error result, which clients do not check against the outputSchema).
+	refused string
 }
 
 func (d driftedShape) reply() http.HandlerFunc {
@@ -150,7 +160,8 @@ var driftedShapes = []driftedShape{
 	{name: "array element of the wrong type", tool: "list_orders", ctype: "application/json",
 		body: `[{"id":"o_1"},"o_2",{"id":"o_3"}]`, inText: `"o_2"`, want: `{"items":[{"id":"o_1"},null,{"id":"o_3"}]}`, drifted: true},
 	{name: "string for integer", tool: "count_orders", ctype: "application/json", body: `"12"`, inText: `"12"`, want: `{}`, drifted: true},
-	{name: "not JSON", tool: "get_order", args: map[string]any{"id": "o_1"}, ctype: "text/plain", body: "order o_1 is open", inText: "order o_1 is open", want: `{}`},
+	{name: "not JSON", tool: "get_order", args: map[string]any{"id": "o_1"}, ctype: "text/plain", body: "order o_1 is open", inText: "order o_1 is open",
+		refused: "where the API's description promises JSON"},
 	{name: "empty", tool: "list_orders", ctype: "application/json", body: "", inText: "no content", want: `{}`},
 }
 

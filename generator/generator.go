@@ -41,13 +41,16 @@ type Options struct {
 	Name            string
 	EnvPrefix       string
 	AllowRemoteRefs bool
+	// RefRoot is the folder local $refs may read below ("" is the spec's).
+	RefRoot string
 	// SkipValidation skips strict spec validation (warnings only).
 	SkipValidation bool
 	ToolVersion    string
 	// OverlayPath is the overlay that curates the tool set ("" for the raw
 	// tool set).
 	OverlayPath string
-	// Strict turns overlay actions that match nothing into errors.
+	// Strict turns overlay actions that match nothing, and spec defects the
+	// loader would repair or leave out, into errors.
 	Strict bool
 }
 
@@ -125,9 +128,12 @@ func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// Positions in a spec the overlay's actions patched are positions in
-	// the patched text: point them back into the user's files.
+	// Warnings that know a JSON pointer but no line get the pointer's
+	// (Swagger 2.0 keeps no positions through its conversion). Positions
+	// in a spec the overlay's actions patched are positions in the patched
+	// text: point them back into the user's files.
 	fix := func(ds []diag.Diagnostic) []diag.Diagnostic {
+		ds = spec.Locate(ds)
 		if patched != nil {
 			for i := range ds {
 				ds[i].Pos = patched.pos(ds[i].Pos, opts.SpecPath, opts.OverlayPath)
@@ -230,7 +236,7 @@ func keptPrefix(kept map[string]bool, ptr string) bool {
 // actions when it has any; then it also returns the patched spec, which maps
 // positions back to the user's files.
 func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, *patchedSpec, []diag.Diagnostic, error) {
-	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, SkipValidation: opts.SkipValidation, ValidateInBackground: true}
+	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, RefRoot: opts.RefRoot, Strict: opts.Strict, SkipValidation: opts.SkipValidation, ValidateInBackground: true}
 	if ov == nil || len(ov.Actions) == 0 {
 		spec, err := load.Load(opts.SpecPath, lo)
 		return spec, nil, nil, err
@@ -267,6 +273,10 @@ func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, *patchedSpec, []d
 	patched, err := newPatchedSpec(&root, overlays.JSONable(original), patchedDoc)
 	if err != nil {
 		return nil, nil, nil, diag.At(diag.Pos{File: opts.OverlayPath}, "the spec cannot be re-encoded after the overlay's actions: %v", err)
+	}
+	l.Add(patched.brokenRefs(opts.SpecPath, opts.OverlayPath)...)
+	if err := l.Err(); err != nil {
+		return nil, nil, nil, err
 	}
 	spec, err := load.LoadData(opts.SpecPath, patched.text, lo)
 	if err != nil {

@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,4 +163,59 @@ func (p *patchedSpec) find(ptr string) (node *yaml.Node, added bool) {
 		}
 	}
 	return at, false
+}
+
+// brokenRefs finds the $refs within the spec that pointed at something
+// before the actions and point at nothing after them: the overlay broke
+// the spec, which is the overlay's error (the loader would otherwise read
+// each as a part it cannot resolve, and only warn).
+func (p *patchedSpec) brokenRefs(specFile, overlayFile string) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	var walk func(v any, ptr string)
+	walk = func(v any, ptr string) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok && strings.HasPrefix(ref, "#/") && !resolves(p.doc, ref[1:]) && resolves(p.origDoc, ref[1:]) {
+				at := diag.Pos{File: overlayFile}
+				if node, added := p.find(ptr + "/$ref"); node != nil && !added {
+					at = diag.Pos{File: specFile, Line: node.Line, Col: node.Column}
+				}
+				out = append(out, diag.Diagnostic{Severity: diag.Error, Pos: at, Message: fmt.Sprintf(
+					"after the overlay's actions (%s): cannot resolve $ref %q: the actions removed what it points at", overlayFile, ref)})
+			}
+			for k, e := range x {
+				walk(e, ptr+"/"+jsonpointer.Escape(k))
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, ptr+"/"+strconv.Itoa(i))
+			}
+		}
+	}
+	walk(p.doc, "")
+	return out
+}
+
+// resolves reports whether the JSON pointer ptr names a value in doc.
+func resolves(doc any, ptr string) bool {
+	v := doc
+	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		seg = jsonpointer.Unescape(seg)
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[seg]; !ok {
+				return false
+			}
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return false
+			}
+			v = x[i]
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package mcpkit
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -16,7 +17,8 @@ type auditRecord struct {
 	Time     string         `json:"time"`
 	Msg      string         `json:"msg"`
 	Tool     string         `json:"tool"`
-	Args     map[string]any `json:"args"`
+	Args     any            `json:"args"`
+	ArgsSize int            `json:"args_bytes,omitempty"` // of arguments refused undecoded
 	Identity map[string]any `json:"identity,omitempty"`
 	Quote    *auditQuote    `json:"quote,omitempty"`
 	Approval string         `json:"approval,omitempty"`
@@ -56,15 +58,29 @@ type auditWriter struct {
 	w  io.Writer
 }
 
-// writeAudit writes the call's audit record, with secrets redacted.
+// Bounds of an audit record: a call's record stays one readable line
+// whatever the model sent or the API answered.
+const (
+	auditString = 256     // characters of one string value
+	auditList   = 20      // elements of one list
+	auditDepth  = 8       // levels of nesting
+	auditLine   = 8 << 10 // bytes of the whole line
+)
+
+// writeAudit writes the call's audit record, with secrets redacted and
+// values summarised (long strings and lists cut, deep values elided).
 func (k *Kit) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	rec := auditRecord{
-		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Args: c.args,
+		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Args: summarize(anyMap(c.args), 0),
 		Identity: c.contextValues(), Approval: c.audit.Approval, Steps: c.audit.Steps,
 		Created: c.audit.Created, Failed: c.audit.Failed, Outcome: "ok", Millis: time.Since(start).Milliseconds(),
 	}
+	if c.args == nil {
+		// Refused before decoding (too large, too deep, not an object).
+		rec.Args, rec.ArgsSize = truncate(c.argsPreview, auditString), c.rawArgs
+	}
 	if q := c.audit.Quote; q != nil {
-		rec.Quote = &auditQuote{ID: q.ID, Tool: q.Tool, Values: q.Body, Expires: q.Expires.UTC().Format(time.RFC3339)}
+		rec.Quote = &auditQuote{ID: q.ID, Tool: q.Tool, Values: summarize(q.Body, 0), Expires: q.Expires.UTC().Format(time.RFC3339)}
 	}
 	switch {
 	case res == nil:
@@ -79,8 +95,60 @@ func (k *Kit) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	if err != nil {
 		return
 	}
-	line := k.redact(string(b)) + "\n"
+	if len(b) > auditLine {
+		// Still too long (many calls, many wide values): keep the record's
+		// facts, drop the bulk.
+		rec.Args = fmt.Sprintf("(%d bytes, not shown)", len(jsonText(c.args)))
+		if rec.Quote != nil {
+			rec.Quote.Values = "(not shown)"
+		}
+		if len(rec.Steps) > auditList {
+			rec.Steps = append(rec.Steps[:auditList:auditList], auditStep{Step: fmt.Sprintf("and %d more", len(c.audit.Steps)-auditList)})
+		}
+		if len(rec.Created) > auditList {
+			rec.Created = append(rec.Created[:auditList:auditList], fmt.Sprintf("and %d more", len(c.audit.Created)-auditList))
+		}
+		if b, err = json.Marshal(rec); err != nil {
+			return
+		}
+	}
+	line := append(c.redactor().Bytes(b), '\n')
 	k.auditOut.mu.Lock()
 	defer k.auditOut.mu.Unlock()
-	io.WriteString(k.auditOut.w, line)
+	k.auditOut.w.Write(line)
+}
+
+// summarize copies v for the audit log: strings cut at auditString
+// characters, lists at auditList elements, nesting at auditDepth.
+func summarize(v any, depth int) any {
+	switch x := v.(type) {
+	case string:
+		if len(x) > auditString {
+			return fmt.Sprintf("%s… (%d bytes)", truncate(x, auditString), len(x))
+		}
+		return x
+	case map[string]any:
+		if depth >= auditDepth {
+			return fmt.Sprintf("(object of %d fields)", len(x))
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[truncate(k, auditString)] = summarize(e, depth+1)
+		}
+		return out
+	case []any:
+		if depth >= auditDepth {
+			return fmt.Sprintf("(list of %d)", len(x))
+		}
+		n := min(len(x), auditList)
+		out := make([]any, 0, n+1)
+		for _, e := range x[:n] {
+			out = append(out, summarize(e, depth+1))
+		}
+		if len(x) > n {
+			out = append(out, fmt.Sprintf("and %d more", len(x)-n))
+		}
+		return out
+	}
+	return v
 }

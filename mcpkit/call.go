@@ -34,6 +34,14 @@ type Call struct {
 	// viaParam names the security schemes whose secret a parameter of
 	// this call carries (Credential): they are not applied again.
 	viaParam map[string]bool
+	// red redacts what the call returns and logs (see Call.redactor).
+	red *redactor
+	// bindErr is the first step binding that could not be evaluated.
+	bindErr error
+	// rawArgs is the arguments' size as sent; argsPreview their start,
+	// kept for the audit record of arguments that could not be decoded.
+	rawArgs     int
+	argsPreview string
 }
 
 // Value is an argument as the model gave it; Set is false when absent.
@@ -53,9 +61,10 @@ func (c *Call) Ctx() context.Context { return c.ctx }
 
 // newCall decodes and validates the arguments. An invalid call becomes a
 // tool result that names the field and what was expected, so the model can
-// correct it; it is never a protocol error.
+// correct it; it is never a protocol error. The call is returned either
+// way, so that a refused call is audited too.
 func (k *Kit) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*Call, *mcp.CallToolResult) {
-	c := &Call{ctx: ctx, req: req, kit: k, tool: t, args: map[string]any{}}
+	c := &Call{ctx: ctx, req: req, kit: k, tool: t}
 	if req.Extra != nil {
 		c.header = req.Extra.Header
 		c.token = req.Extra.TokenInfo
@@ -64,12 +73,25 @@ func (k *Kit) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		raw = json.RawMessage("{}")
 	}
+	c.rawArgs = len(raw)
+	// Limits first: a huge or deeply nested value is refused before any
+	// work is spent on it (decoding, validation, the audit record).
+	if len(raw) > k.cfg.MaxArgumentBytes {
+		c.argsPreview = string(raw[:min(len(raw), 200)])
+		return c, errorResult(c.say("arguments_too_large", M{"size": byteSize(len(raw)), "limit": byteSize(k.cfg.MaxArgumentBytes)}))
+	}
+	if jsonDepth(raw) > k.cfg.MaxArgumentDepth {
+		c.argsPreview = string(raw[:min(len(raw), 200)])
+		return c, errorResult(c.say("arguments_too_deep", M{"limit": k.cfg.MaxArgumentDepth}))
+	}
 	// Numbers stay json.Number so that 64-bit ids reach the backend exactly
 	// as the model wrote them; the validator reads the same values.
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&c.args); err != nil || c.args == nil {
-		return nil, errorResult("Invalid arguments: they must be a JSON object of named arguments. Call the tool again with an object matching its input schema.")
+		c.args = nil
+		c.argsPreview = string(raw[:min(len(raw), 200)])
+		return c, errorResult(c.say("arguments_not_object", nil))
 	}
 	for name, d := range t.Defaults {
 		if _, given := c.args[name]; !given {
@@ -84,9 +106,37 @@ func (k *Kit) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*
 		return c, nil
 	}
 	if problems := v.validate(anyMap(c.args)); len(problems) > 0 {
-		return nil, errorResult(fmt.Sprintf("Invalid arguments for %s: %s. Nothing was sent to the API. Fix the arguments to match the tool's input schema and call it again.", t.Name, strings.Join(problems, "; ")))
+		return c, errorResult(c.say("arguments_invalid", M{"problems": strings.Join(problems, "; ")}))
 	}
 	return c, nil
+}
+
+// jsonDepth is the deepest nesting of arrays and objects in a JSON text,
+// counted without decoding it (strings are skipped).
+func jsonDepth(b []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, ch := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case ch == '\\':
+				escaped = true
+			case ch == '"':
+				inString = false
+			}
+		case ch == '"':
+			inString = true
+		case ch == '{' || ch == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case ch == '}' || ch == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 func anyMap(m map[string]any) any { return m }
@@ -156,7 +206,7 @@ func (c *Call) missingContext() *mcp.CallToolResult {
 		from = append(from, "the server's "+cv.Env+" setting")
 	}
 	c.kit.log.Warn("call refused: caller context value missing", "tool", c.tool.Name, "context", cv.Name)
-	return errorResult(fmt.Sprintf("This session has no %s: the server takes it from %s, and none was provided, so nothing was sent to the API. It identifies the caller and cannot be given as a tool argument. Tell the user their session is not identified (they may need to sign in again); do not ask them for it or try other tools to get around it.", cv.Name, strings.Join(from, " or ")))
+	return errorResult(c.say("context_missing", M{"name": cv.Name, "sources": strings.Join(from, " or ")}))
 }
 
 func errorResult(text string) *mcp.CallToolResult {

@@ -21,16 +21,20 @@ func jsonLike(b []byte) bool {
 	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
 }
 
-// decodeJSON parses a JSON body keeping numbers exact, and returns it with
-// its compact text (fewer tokens for the model, same content).
-func decodeJSON(body []byte) (any, string, bool) {
+// decodeJSON parses a JSON body keeping numbers exact: one value and
+// nothing after it.
+func decodeJSON(body []byte) (any, bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, "", false
+		return nil, false
 	}
-	return v, compactJSON(body), true
+	// `{"a":1} <html>` is not JSON.
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+		return nil, false
+	}
+	return v, true
 }
 
 func compactJSON(body []byte) string {

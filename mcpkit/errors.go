@@ -22,90 +22,136 @@ import (
 func (c *Call) failure(r *Request, resp response) *mcp.CallToolResult {
 	t := c.tool
 	if resp.err != nil {
-		return errorResult(c.kit.redact(c.transportFailure(r, resp)))
+		return errorResult(c.transportFailure(r, resp))
 	}
 	if res := c.ruleFor(resp); res != nil {
 		return res
 	}
-	detail := c.kit.redact(backendMessage(resp.body))
-	status := fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status))
-	said := ""
-	if detail != "" {
-		said = " The API said: " + strings.TrimRight(detail, ". ") + "."
+	f := M{
+		"status": fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status)),
+		"code":   resp.status,
+		"detail": strings.TrimRight(backendMessage(resp.body), ". "),
 	}
-	var msg string
+	var id string
 	switch s := resp.status; {
 	case s == 400 || s == 422:
-		msg = fmt.Sprintf("The API rejected the request as invalid (%s).%s Correct the argument it names and call %s again; do not repeat the same arguments.", status, said, t.Name)
+		// Only an answer that points at a field is known to be about an
+		// argument; a refusal by a rule of the service is not the
+		// model's to correct.
+		id = "refused"
+		if namesField(resp.body) {
+			id = "invalid_argument"
+		}
 	case s == 401 || s == 403:
-		msg = fmt.Sprintf("Not permitted (%s).%s The MCP server's credentials do not allow this call. Do not retry it and do not look for another tool to get around it; tell the user it is not permitted.", status, said)
+		id = "not_permitted"
 		if envs := c.kit.missingCredentials(t); len(envs) > 0 {
 			c.kit.log.Warn("call rejected and no credentials are configured for it", "tool", t.Name, "set_one_of", strings.Join(envs, ", "))
 		}
 	case s == 404:
-		msg = fmt.Sprintf("Not found (%s).%s Nothing exists at the identifiers you passed. Check them (for example by listing or searching first) instead of guessing new ones.", status, said)
+		id = "not_found"
 	case s == 405 || s == 501:
-		msg = fmt.Sprintf("The API does not support this operation here (%s).%s Do not retry.", status, said)
+		id = "not_supported"
 	case s == 409:
-		msg = fmt.Sprintf("Conflict (%s).%s The resource's current state does not allow this. Read its current state again and decide from that; do not repeat the call unchanged.", status, said)
+		id = "conflict"
 	case s == 412:
-		msg = fmt.Sprintf("Precondition failed (%s).%s The resource changed since you read it; read it again before retrying.", status, said)
+		id = "precondition_failed"
 	case s == 413:
-		msg = fmt.Sprintf("The request was too large (%s).%s Send less data.", status, said)
+		id = "request_too_large"
 	case s == 429:
-		wait := "a little while"
+		id = "rate_limited"
+		f["wait"] = "a little while"
 		if ra := retryAfter(resp.header); ra != "" {
-			wait = ra
+			f["wait"] = ra
 		}
-		msg = fmt.Sprintf("Rate limited (%s): too many requests.%s Wait %s before calling %s again.", status, said, wait, t.Name)
 	case s >= 500:
-		if r.readOnly {
-			msg = fmt.Sprintf("The API failed (%s).%s This is a problem on the API's side, not with your arguments. You may retry once later; if it keeps failing, tell the user the service is having trouble.", status, said)
-		} else {
-			msg = fmt.Sprintf("The API failed (%s) while handling this change.%s It may or may not have taken effect. Check the current state with a read-only tool before trying again, and do not resend it blindly.", status, said)
+		id = "server_error"
+		if !r.readOnly {
+			id = "server_error_write"
 		}
 	case s >= 300 && s < 400:
-		msg = fmt.Sprintf("The API answered with a redirect (%s) that the MCP server does not follow.%s The server's base URL is probably misconfigured; tell the user.", status, said)
+		id = "redirect"
+		f["location"] = truncate(resp.header.Get("Location"), 300)
 	default:
-		msg = fmt.Sprintf("The API answered %s.%s", status, said)
+		id = "other_status"
 	}
-	return errorResult(msg)
+	return errorResult(c.say(id, f))
+}
+
+// namesField reports whether an error body points at fields of the
+// request, as validation errors do (field, param, loc, pointer,
+// invalid_params, ...), up to a few levels deep.
+func namesField(body []byte) bool {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return false
+	}
+	var walk func(v any, depth int) bool
+	walk = func(v any, depth int) bool {
+		if depth > 4 {
+			return false
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				switch strings.ToLower(k) {
+				case "field", "fields", "param", "params", "parameter", "loc", "pointer", "property", "propertypath", "property_path",
+					"invalid_params", "invalid-params", "invalidparams", "validation_errors", "validationerrors", "field_errors", "fielderrors", "violations":
+					if e != nil && e != "" {
+						return true
+					}
+				}
+				if walk(e, depth+1) {
+					return true
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if walk(e, depth+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v, 0)
 }
 
 func (c *Call) transportFailure(r *Request, resp response) string {
 	err := resp.err
-	t := c.tool
 	host := c.kit.base.Host
+	f := M{"host": host, "timeout": c.kit.cfg.Timeout.String(), "error": err.Error()}
 	var be *buildError
 	if errors.As(err, &be) {
-		return fmt.Sprintf("The MCP server could not build the request for %s (%v), so nothing was sent. This is a defect in the server's configuration or in the API description, not a problem with the API's availability or your arguments: retrying will not help. Tell the user.", t.Name, be.err)
+		f["error"] = be.err.Error()
+		return c.say("request_unbuildable", f)
 	}
 	var cert *tls.CertificateVerificationError
 	if errors.As(err, &cert) {
-		return fmt.Sprintf("The API at %s presented a TLS certificate the MCP server does not trust (%v). Retrying will not help: the server's base URL or the API's certificate is wrong; tell the user.", host, cert.Err)
+		f["error"] = cert.Err.Error()
+		return c.say("certificate_untrusted", f)
 	}
 	var ne net.Error
 	timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 	switch {
 	case errors.Is(err, context.Canceled):
-		return "The call was cancelled before the API answered."
+		return c.say("cancelled", f)
 	case timedOut && !resp.sent:
-		return fmt.Sprintf("Could not reach the API at %s within %s; nothing was sent. Retry later; if it keeps failing, tell the user the service is unreachable.", host, c.kit.cfg.Timeout)
+		return c.say("unreachable", f)
 	case timedOut && (r.readOnly || r.idempotent):
-		return fmt.Sprintf("The API did not answer within %s. This call is safe to repeat: retry once; if it times out again, tell the user the service is slow or down.", c.kit.cfg.Timeout)
+		return c.say("timeout", f)
 	case timedOut:
-		return fmt.Sprintf("The request was sent but the API did not answer within %s, so the outcome is unknown: the change may or may not have been made. Do not call %s again blindly; first check with a read-only tool whether it took effect.", c.kit.cfg.Timeout, t.Name)
+		return c.say("timeout_write", f)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Sprintf("Could not connect to the API at %s (connection refused); nothing was sent. The service is down or the server is misconfigured. Retry later or tell the user.", host)
+		return c.say("connection_refused", f)
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
-		return fmt.Sprintf("Could not resolve the API host %s; nothing was sent. The server is misconfigured; tell the user.", host)
+		return c.say("host_unknown", f)
 	}
 	if resp.sent && !r.readOnly && !r.idempotent {
-		return fmt.Sprintf("The connection to the API failed after the request was sent (%v), so the outcome is unknown. Do not call %s again blindly; check with a read-only tool whether it took effect.", err, t.Name)
+		return c.say("connection_lost_write", f)
 	}
-	return fmt.Sprintf("The call to the API failed: %v. Retry later; if it keeps failing, tell the user.", err)
+	return c.say("connection_failed", f)
 }
 
 // backendMessage pulls the human part out of an error body: common JSON

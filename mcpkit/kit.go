@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 )
 
@@ -24,6 +23,9 @@ type API struct {
 	Schemes        []Scheme
 	// Context lists values taken from the caller, never from the model.
 	Context []ContextValue
+	// Messages override built-in messages by id (see Catalog); a tool's
+	// own Messages win over these.
+	Messages map[string]string
 }
 
 // ContextValue is a value of the caller's context: the first of its
@@ -86,6 +88,18 @@ type Config struct {
 	// MaxResultBytes bounds the JSON a result shows the model (default
 	// 64 KiB); longer results are cut with a note saying how much.
 	MaxResultBytes int
+	// MaxResponseBytes bounds how much of a backend response is read
+	// (default 10 MiB). A larger response is not read on: the call fails
+	// with a message saying so.
+	MaxResponseBytes int
+	// MaxArgumentBytes bounds a call's arguments as JSON (default 1 MiB);
+	// MaxArgumentDepth their nesting (default 64). Larger or deeper
+	// arguments are refused before they are decoded.
+	MaxArgumentBytes int
+	MaxArgumentDepth int
+	// Secrets are more values to keep out of results and logs, besides
+	// the configured credentials (e.g. a token verification secret).
+	Secrets []string
 	// Quotes stores quotes; default an in-memory store (see QuoteStore for
 	// servers running as several replicas).
 	Quotes QuoteStore
@@ -100,16 +114,21 @@ type Config struct {
 // Kit is the shared run-time state of one server: configuration,
 // credentials and the HTTP client.
 type Kit struct {
-	api      API
-	cfg      Config
-	base     *url.URL
-	client   *http.Client
-	log      *slog.Logger
-	sdkLog   *slog.Logger
-	creds    map[string]credential
-	secrets  []string
-	quotes   QuoteStore
-	auditOut *auditWriter
+	api    API
+	cfg    Config
+	base   *url.URL
+	client *http.Client
+	log    *slog.Logger
+	sdkLog *slog.Logger
+	creds  map[string]credential
+	quotes QuoteStore
+	// redactor removes the configured secrets; secretValues and basicPairs
+	// are what it was built from, for a call that adds its own.
+	redactor     *redactor
+	secretValues []string
+	basicPairs   []string
+	callers      callerCache
+	auditOut     *auditWriter
 	// baseProblem says why base is nil: no usable base URL is configured
 	// (see settings.go).
 	baseProblem string
@@ -140,6 +159,15 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 	if cfg.MaxResultBytes <= 0 {
 		cfg.MaxResultBytes = 64 << 10
 	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = 10 << 20
+	}
+	if cfg.MaxArgumentBytes <= 0 {
+		cfg.MaxArgumentBytes = 1 << 20
+	}
+	if cfg.MaxArgumentDepth <= 0 {
+		cfg.MaxArgumentDepth = 64
+	}
 	// An explicit base URL that is wrong is a mistake to stop at; a
 	// missing one (or the spec's relative one) is not: the server starts,
 	// lists its tools, and refuses calls saying what to set.
@@ -155,14 +183,16 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 		baseProblem = fmt.Sprintf("the API description's server %q is not an absolute http(s) URL", cfg.BaseURL)
 	}
 	k := &Kit{api: api, cfg: cfg, base: base, baseProblem: baseProblem, creds: map[string]credential{}}
-	k.client = cfg.HTTPClient
-	if k.client == nil {
+	if cfg.HTTPClient != nil {
+		cp := *cfg.HTTPClient
+		k.client = &cp
+	} else {
 		k.client = &http.Client{Timeout: cfg.Timeout, Transport: backendTransport()}
 	}
-	k.log = slog.New(slog.NewJSONHandler(cfg.Log, nil))
-	// go-sdk logs every session's start and end at info level; in stateless
-	// HTTP that is every request. Its warnings and errors still show.
-	k.sdkLog = slog.New(slog.NewJSONHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// Redirects are never followed: the credentials and the caller's
+	// identity headers would go to the redirect's target, and a 307/308
+	// would send a write again. The 3xx becomes the call's result.
+	k.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	if cfg.Now == nil {
 		k.cfg.Now = time.Now
 	}
@@ -170,10 +200,6 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 	if k.quotes == nil {
 		k.quotes = NewMemoryQuoteStore()
 	}
-	if cfg.Audit == nil {
-		cfg.Audit = cfg.Log
-	}
-	k.auditOut = &auditWriter{w: cfg.Audit}
 	for _, s := range api.Schemes {
 		c := credential{scheme: s, value: cfg.Getenv(s.Env)}
 		if s.Kind == Basic {
@@ -185,12 +211,25 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 			continue
 		}
 		k.creds[s.Name] = c
-		for _, v := range []string{c.value, c.user} {
-			if len(v) >= 4 {
-				k.secrets = append(k.secrets, v)
-			}
+		k.secretValues = append(k.secretValues, c.value)
+		if s.Kind == Basic {
+			// The user name alone is not secret, but "user:password" is
+			// what an Authorization header carries in base64.
+			k.basicPairs = append(k.basicPairs, c.user+":"+c.value)
 		}
 	}
+	k.secretValues = append(k.secretValues, cfg.Secrets...)
+	k.redactor = newRedactor(k.secretValues, k.basicPairs)
+	// Every log line, the server's and go-sdk's, passes the redactor.
+	logOut := redactingWriter{w: cfg.Log, r: k.redactor}
+	k.log = slog.New(slog.NewJSONHandler(logOut, nil))
+	// go-sdk logs every session's start and end at info level; in stateless
+	// HTTP that is every request. Its warnings and errors still show.
+	k.sdkLog = slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if cfg.Audit == nil {
+		cfg.Audit = cfg.Log
+	}
+	k.auditOut = &auditWriter{w: cfg.Audit}
 	k.startWarnings()
 	return k, nil
 }
@@ -200,12 +239,7 @@ func (k *Kit) Logger() *slog.Logger { return k.log }
 
 // redact removes configured secrets from text that may reach the model or
 // the logs: a backend that echoes a key back must not leak it.
-func (k *Kit) redact(s string) string {
-	for _, v := range k.secrets {
-		s = strings.ReplaceAll(s, v, "[redacted]")
-	}
-	return s
-}
+func (k *Kit) redact(s string) string { return k.redactor.String(s) }
 
 // missingCredentials names the environment variables that would satisfy
 // the tool's security requirement, for the message of a 401/403.

@@ -58,8 +58,9 @@ func (k *Kit) outputSchema(t *Tool) *jsonschema.Schema {
 }
 
 // conform makes a successful result's structuredContent valid against the
-// tool's outputSchema.
-func (k *Kit) conform(t *Tool, res *mcp.CallToolResult) {
+// tool's outputSchema. What it logs passes red (the call's redactor, on
+// top of the server's log redaction): a problem can quote the response.
+func (k *Kit) conform(t *Tool, res *mcp.CallToolResult, red *redactor) {
 	if res == nil || res.IsError || len(res.InputRequests) > 0 || t.OutputSchema == "" {
 		return // an error, or a request for input: not a result yet
 	}
@@ -108,7 +109,7 @@ func (k *Kit) conform(t *Tool, res *mcp.CallToolResult) {
 	}
 	res.StructuredContent = sc
 	k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)",
-		"tool", t.Name, "problems", strings.Join(dedupeStrings(problems), "; "))
+		"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; ")))
 }
 
 // leafProblems describes the innermost failures of a validation error and

@@ -43,7 +43,7 @@ func TestConformKeepsWhatFits(t *testing.T) {
 			tool := &Tool{Name: "get_thing", OutputSchema: outSchema}
 			orig := decode(t, c.sc)
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: c.sc}}, StructuredContent: orig}
-			k.conform(tool, res)
+			k.conform(tool, res, nil)
 			if got := jsonText(res.StructuredContent); got != c.want {
 				t.Errorf("structuredContent = %s, want %s", got, c.want)
 			}
@@ -73,18 +73,18 @@ func TestConformGivesEveryResultStructuredContent(t *testing.T) {
 	}
 	tool := &Tool{Name: "t", OutputSchema: `{"type":"object","properties":{"items":{"type":["array","null"]}}}`}
 	res := textResult("Done: the API answered HTTP 204 No Content with no content.")
-	k.conform(tool, res)
+	k.conform(tool, res, nil)
 	if jsonText(res.StructuredContent) != `{}` {
 		t.Errorf("structuredContent = %v, want {}", res.StructuredContent)
 	}
 	bad := errorResult("no")
-	k.conform(tool, bad)
+	k.conform(tool, bad, nil)
 	if bad.StructuredContent != nil {
 		t.Errorf("an error result got structuredContent")
 	}
 	// An array where the schema wants an object root.
 	arr := &mcp.CallToolResult{StructuredContent: []any{"a"}}
-	k.conform(tool, arr)
+	k.conform(tool, arr, nil)
 	if jsonText(arr.StructuredContent) != `{}` {
 		t.Errorf("structuredContent = %v, want {}", arr.StructuredContent)
 	}
@@ -153,5 +153,41 @@ func TestUnbuildableRequestIsNotRetried(t *testing.T) {
 	}
 	if hits.Load() != 0 {
 		t.Errorf("the backend was called %d times", hits.Load())
+	}
+}
+
+// TestConformAfterRedaction: the output check runs on what the client
+// receives, after redaction (which can put "[redacted]" where the schema
+// says number), and its log line names no secret, the server's or the
+// caller's.
+func TestConformAfterRedaction(t *testing.T) {
+	var log bytes.Buffer
+	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log, Secrets: []string{"98765432"},
+		Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	tool := &Tool{Name: "get_thing", OutputSchema: `{"type":"object","properties":{"pin":{"type":["number","null"]},"owner":{"type":["object","null"],"additionalProperties":{"type":["number","null"]}}}}`}
+	c := &Call{kit: k, tool: tool, header: http.Header{"Authorization": {"Bearer caller-tok-5555"}}}
+	sc := decode(t, `{"pin":98765432,"owner":{"caller-tok-5555":"not a number"}}`)
+	res := c.finish(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pin 98765432"}}, StructuredContent: sc})
+	if got := jsonText(res.StructuredContent); got != `{"owner":{}}` {
+		t.Errorf("structuredContent = %s, want the redacted pin and the misfit left out", got)
+	}
+	if err := k.outputSchema(tool).Validate(res.StructuredContent); err != nil {
+		t.Errorf("structuredContent does not validate: %v", err)
+	}
+	if strings.Contains(log.String(), "98765432") || strings.Contains(log.String(), "caller-tok-5555") || !strings.Contains(log.String(), "pin") {
+		t.Errorf("log: %s", log.String())
+	}
+
+	// The check's own log line passes the call's redactor, whatever it is
+	// given.
+	log.Reset()
+	raw := &mcp.CallToolResult{StructuredContent: decode(t, `{"owner":{"caller-tok-5555":"x"}}`)}
+	k.conform(tool, raw, c.redactor())
+	if !strings.Contains(log.String(), "[redacted]") || strings.Contains(log.String(), "caller-tok-5555") {
+		t.Errorf("log: %s", log.String())
 	}
 }

@@ -88,6 +88,12 @@ func (r *Request) Path(name string, v Value, st Style) {
 	default:
 		s = joinValue(v.V, ",", st.Explode, pathEscape)
 	}
+	if s == "" {
+		// An empty segment changes the path's shape (/items//notes),
+		// which servers may read as another route.
+		r.fail("argument for path parameter %q is empty; it must name something", name)
+		return
+	}
 	r.path[name] = s
 }
 

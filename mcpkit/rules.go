@@ -22,7 +22,7 @@ func (c *Call) ruleFor(resp response) *mcp.CallToolResult {
 		return nil
 	}
 	var body, plain any
-	if v, _, ok := decodeJSON(resp.body); ok {
+	if v, ok := decodeJSON(resp.body); ok {
 		body = v
 		_ = json.Unmarshal(resp.body, &plain)
 	}
@@ -35,13 +35,13 @@ func (c *Call) ruleFor(resp response) *mcp.CallToolResult {
 		if c.step != "" {
 			data["step"] = c.step
 		}
-		if err := sh.rules[i].Execute(&buf, data); err != nil {
+		if err := executeTemplate(sh.rules[i], &buf, data); err != nil {
 			// A rule whose template cannot render (the body lacks a field it
 			// reads) falls through to the next rule and the defaults.
-			c.kit.log.Warn("error rule template failed", "tool", t.Name, "rule", i, "error", err.Error())
+			c.kit.log.Warn("error rule template failed", "tool", t.Name, "rule", i, "error", c.redact(err.Error()))
 			continue
 		}
-		return errorResult(c.kit.redact(strings.TrimSpace(buf.String())))
+		return errorResult(strings.TrimSpace(buf.String()))
 	}
 	return nil
 }

@@ -10,15 +10,14 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// maxResponse bounds how much of a response body is read.
-const maxResponse = 32 << 20
 
 // response is what came back from the backend, or why nothing did.
 type response struct {
@@ -29,6 +28,9 @@ type response struct {
 	// sent is true once the request was written to the connection: after
 	// that, a failed write may still have taken effect.
 	sent bool
+	// tooLarge: the body was longer than Config.MaxResponseBytes, so it
+	// was not read (body is empty).
+	tooLarge bool
 }
 
 // Do sends r and turns the outcome into the result the model reads.
@@ -37,7 +39,7 @@ func (c *Call) Do(r *Request) *mcp.CallToolResult {
 		return c.missingContext()
 	}
 	if r.err != nil {
-		return errorResult(fmt.Sprintf("Invalid arguments for %s: %s. Nothing was sent to the API; fix the arguments and call again.", c.tool.Name, r.err))
+		return errorResult(c.say("request_not_built", M{"problem": r.err.Error()}))
 	}
 	resp := c.send(r)
 	c.sent = r
@@ -45,7 +47,7 @@ func (c *Call) Do(r *Request) *mcp.CallToolResult {
 	if resp.err != nil || resp.status < 200 || resp.status > 299 {
 		return c.failure(r, resp)
 	}
-	return c.success(resp)
+	return c.success(r, resp)
 }
 
 func (c *Call) send(r *Request) response {
@@ -73,7 +75,7 @@ func (c *Call) send(r *Request) response {
 	// the backend, which the record shows only as a status 0, are logged.
 	if resp.err != nil {
 		c.kit.log.Warn("backend request failed", "tool", c.tool.Name, "method", r.Method, "path", r.template,
-			"ms", time.Since(start).Milliseconds(), "error", errString(c.kit, resp.err))
+			"ms", time.Since(start).Milliseconds(), "error", c.redact(resp.err.Error()))
 	}
 	return resp
 }
@@ -100,12 +102,25 @@ func (c *Call) sendOnce(r *Request) response {
 	if err != nil {
 		return response{err: err, sent: sent.Load()}
 	}
+	// Closing the body without reading it to the end drops the connection:
+	// the rest of a response past the limit is never transferred.
 	defer hres.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(hres.Body, maxResponse))
+	limit := c.kit.cfg.MaxResponseBytes
+	out := response{status: hres.StatusCode, header: hres.Header, sent: true}
+	if hres.ContentLength > int64(limit) {
+		out.tooLarge = true
+		return out
+	}
+	body, err := io.ReadAll(io.LimitReader(hres.Body, int64(limit)+1))
 	if err != nil {
 		return response{err: err, sent: true}
 	}
-	return response{status: hres.StatusCode, header: hres.Header, body: body, sent: true}
+	if len(body) > limit {
+		out.tooLarge = true
+		return out
+	}
+	out.body = body
+	return out
 }
 
 // buildError is a request the server could not assemble: nothing was
@@ -219,32 +234,108 @@ func (c *Call) applyCredentials(security [][]string, h http.Header, q url.Values
 
 func unescapePath(p string) (string, error) { return url.PathUnescape(p) }
 
-func errString(k *Kit, err error) string {
-	if err == nil {
-		return ""
-	}
-	return k.redact(err.Error())
-}
-
 // success renders a 2xx response.
-func (c *Call) success(resp response) *mcp.CallToolResult {
-	ctype := resp.header.Get("Content-Type")
+func (c *Call) success(r *Request, resp response) *mcp.CallToolResult {
+	t := c.tool
+	v, isJSON, fail := c.readBody(r, resp, t.OutputSchema != "" || t.Quote != nil)
+	if fail != nil {
+		return fail
+	}
+	status := fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status))
+	if t.Quote != nil && (!isJSON || v == nil) {
+		// A quote tool that succeeds must hold a quote: an empty answer
+		// is not one.
+		return errorResult(c.say("quote_not_made", M{"status": status, "problem": "its answer is empty"}))
+	}
+	if isJSON {
+		return c.shapeJSON(resp.status, resp.body, v)
+	}
 	body := resp.body
 	if len(bytes.TrimSpace(body)) == 0 {
-		return textResult(fmt.Sprintf("Done: the API answered HTTP %d %s with no content.", resp.status, http.StatusText(resp.status)))
+		return textResult(c.say("done_no_content", M{"status": status}))
 	}
-	if isJSONType(ctype) || (ctype == "" && jsonLike(body)) {
-		if v, _, ok := decodeJSON(body); ok {
-			return c.shapeJSON(resp.status, body, v)
-		}
-	}
-	if strings.HasPrefix(strings.ToLower(ctype), "image/") {
+	ctype := resp.header.Get("Content-Type")
+	if strings.HasPrefix(strings.ToLower(ctype), "image/") && len(body) <= maxImageBytes {
 		mt := strings.TrimSpace(strings.SplitN(ctype, ";", 2)[0])
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mt}}}
 	}
 	if isText(ctype, body) {
-		return textResult(string(body))
+		limit := c.resultLimit()
+		if len(body) <= limit {
+			return textResult(string(body))
+		}
+		return textResult(truncate(string(body), limit) + "\n\n" + c.say("result_cut", M{"limit": limit, "size": len(body)}))
 	}
-	return textResult(fmt.Sprintf("The API answered HTTP %d with %d bytes of binary content (%s), which cannot be shown as text. Base64: %s",
-		resp.status, len(body), ctype, truncate(base64.StdEncoding.EncodeToString(body), 4096)))
+	return textResult(c.say("binary_content", M{"status": status, "size": len(body), "content_type": ctype,
+		"base64": truncate(base64.StdEncoding.EncodeToString(body[:min(len(body), 3072)]), 4096)}))
+}
+
+// readBody decodes a 2xx response's body. A body that is too large, or
+// that is not valid JSON although its Content-Type (or, with expectJSON,
+// the API's description) says JSON, is a failure that says so: an answer
+// that cannot be read is never passed off as a success. isJSON is false
+// for an empty body and for content that is not JSON.
+func (c *Call) readBody(r *Request, resp response, expectJSON bool) (v any, isJSON bool, fail *mcp.CallToolResult) {
+	status := fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status))
+	write := !r.readOnly
+	if resp.tooLarge {
+		id := "response_too_large"
+		if write {
+			id = "response_too_large_write"
+		}
+		return nil, false, errorResult(c.say(id, M{"status": status, "limit": byteSize(c.kit.cfg.MaxResponseBytes)}))
+	}
+	body := resp.body
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, false, nil
+	}
+	ctype := resp.header.Get("Content-Type")
+	declared := isJSONType(ctype)
+	if !declared && !expectJSON && !(ctype == "" && jsonLike(body)) {
+		return nil, false, nil
+	}
+	if v, ok := decodeJSON(body); ok {
+		return v, true, nil
+	}
+	problem := "its content is not valid JSON"
+	switch {
+	case declared:
+		problem = fmt.Sprintf("its content is not valid JSON although it says %s", ctype)
+	case ctype != "":
+		problem = fmt.Sprintf("it sent %s where the API's description promises JSON", ctype)
+	}
+	f := M{"status": status, "content_type": ctype, "problem": problem, "excerpt": excerpt(body)}
+	id := "response_invalid"
+	switch {
+	case c.tool.Quote != nil && c.step == "":
+		id = "quote_not_made"
+	case write:
+		id = "response_invalid_write"
+	}
+	c.kit.log.Warn("backend answered with content that cannot be read", "tool", c.tool.Name, "step", c.step, "status", resp.status, "content_type", ctype, "bytes", len(body))
+	return nil, false, errorResult(c.say(id, f))
+}
+
+// excerpt is the start of a body, as text the model can read, or "".
+func excerpt(body []byte) string {
+	if !utf8.Valid(body) {
+		return ""
+	}
+	s := strings.Join(strings.Fields(string(body)), " ")
+	return strconv.Quote(truncate(s, 120))
+}
+
+// byteSize writes n bytes for people: 10485760 → "10 MiB".
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

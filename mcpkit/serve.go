@@ -65,6 +65,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		retries     = fs.Int("retries", envInt(env("RETRIES"), 2), "retries of read-only calls after connection failures and 502/503/504 (env "+api.EnvPrefix+"_RETRIES)")
 		quoteTTL    = fs.Duration("quote-ttl", envDuration(env("QUOTE_TTL"), 0), "override how long quotes stay valid (env "+api.EnvPrefix+"_QUOTE_TTL; default: as the overlay says)")
 		passThrough = fs.Bool("pass-through-auth", envBool(env("PASS_THROUGH_AUTH")), "HTTP mode: forward the MCP request's Authorization header to the backend (env "+api.EnvPrefix+"_PASS_THROUGH_AUTH)")
+		maxResponse = fs.Int("max-response-bytes", envInt(env("MAX_RESPONSE_BYTES"), 10<<20), "read at most this many bytes of a backend response; a larger one fails the call with a message saying so (env "+api.EnvPrefix+"_MAX_RESPONSE_BYTES)")
 	)
 	fs.Usage = func() {
 		defer func() {
@@ -97,7 +98,11 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		}
 		return 2
 	}
-	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr, QuoteTTL: *quoteTTL}
+	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr, QuoteTTL: *quoteTTL, MaxResponseBytes: *maxResponse}
+	if *maxResponse <= 0 {
+		fmt.Fprintf(stderr, "%s: --max-response-bytes must be a positive number of bytes, not %d\n", api.Name, *maxResponse)
+		return 2
+	}
 	var verifier auth.TokenVerifier
 	if secret := env("TOKEN_HS256_SECRET"); secret != "" {
 		if *httpAddr == "" {
@@ -105,6 +110,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 			return 2
 		}
 		verifier = HS256Verifier([]byte(secret))
+		cfg.Secrets = append(cfg.Secrets, secret)
 	}
 	if *passThrough && *httpAddr == "" {
 		fmt.Fprintf(stderr, "%s: --pass-through-auth needs --http: over stdio there is no incoming Authorization header\n", api.Name)

@@ -57,8 +57,7 @@ func (k *Kit) startWarnings() {
 // fix it.
 func (k *Kit) unconfigured(t *Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	if k.base == nil {
-		return errorResult(fmt.Sprintf("This MCP server is not configured with the API's address (%s), so nothing was sent. "+
-			"Whoever runs the server must %s and restart it. Tell the user; retrying will not help.", k.baseProblem, k.baseURLHelp()))
+		return errorResult(k.render("base_url_missing", t.Name, t.Messages, M{"problem": k.baseProblem, "fix": k.baseURLHelp()}))
 	}
 	var header http.Header
 	if req != nil && req.Extra != nil {
@@ -73,8 +72,7 @@ func (k *Kit) unconfigured(t *Tool, req *mcp.CallToolRequest) *mcp.CallToolResul
 	}
 	for _, alts := range security {
 		if missing := k.missingFor(alts, header); len(missing) > 0 {
-			return errorResult(fmt.Sprintf("This MCP server has no credentials for this operation of the API, so nothing was sent. "+
-				"Whoever runs the server must set %s in its environment and restart it. Tell the user; retrying will not help.", strings.Join(missing, ", or ")))
+			return errorResult(k.render("credentials_missing", t.Name, t.Messages, M{"settings": strings.Join(missing, ", or ")}))
 		}
 	}
 	return nil

@@ -85,11 +85,12 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 			v = drop(v, plain, sh.drop)
 		}
 	}
-	limit := t.MaxBytes
-	if limit <= 0 {
-		limit = c.kit.cfg.MaxResultBytes
+	limit := c.resultLimit()
+	v, cuts := fit(v, limit)
+	note := ""
+	if cuts != "" {
+		note = c.say("result_trimmed", M{"limit": limit, "cuts": cuts})
 	}
-	v, note := fit(v, limit)
 	var text string
 	if changed || note != "" {
 		text = jsonText(v)
@@ -98,8 +99,8 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 		text = compactJSON(body)
 	}
 	if len(text) > limit {
+		note = c.say("result_cut", M{"limit": limit, "size": len(text)})
 		text = truncate(text, limit)
-		note = fmt.Sprintf("The result was cut at %d of %d bytes. Ask for less (a smaller limit, a filter, or a narrower query) to see the rest.", limit, len(jsonText(v)))
 	}
 	if !t.ReadOnly && c.sent != nil {
 		c.audit.Created = append(c.audit.Created, createdIDs(v, c.sent)...)
@@ -109,7 +110,7 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 		var err error
 		if quote, err = c.saveQuote(v); err != nil {
 			c.kit.log.Error("quote store failed", "tool", t.Name, "error", err.Error())
-			return errorResult("The quote was computed but could not be stored (the server's quote store failed), so it cannot be carried out. Try again in a moment.")
+			return errorResult(c.say("quote_not_stored", nil))
 		}
 	}
 	var content []mcp.Content
@@ -119,18 +120,17 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 		if quote != nil {
 			data["quote"] = quote
 		}
-		if err := sh.text.Execute(&buf, data); err != nil {
-			c.kit.log.Error("result template failed", "tool", t.Name, "error", err.Error())
+		if err := executeTemplate(sh.text, &buf, data); err != nil {
+			// The model is told, and gets the data below; the operator
+			// finds the template's error in the log.
+			c.kit.log.Error("result template failed", "tool", t.Name, "error", c.redact(err.Error()))
+			content = append(content, &mcp.TextContent{Text: c.say("result_text_failed", M{"error": templateError(err)})})
 		} else if s := strings.TrimSpace(buf.String()); s != "" {
 			content = append(content, &mcp.TextContent{Text: s})
 		}
 	}
 	if quote != nil {
-		next := "once they agree"
-		if t.Quote.ConfirmTool != "" {
-			next = fmt.Sprintf("once they agree, call %s with quote_id %s", t.Quote.ConfirmTool, quote["id"])
-		}
-		content = append(content, &mcp.TextContent{Text: fmt.Sprintf("Quote %s, valid until %s. Nothing has been done yet: tell the customer the result above and, %s.", quote["id"], quote["expires_at"], next)})
+		content = append(content, &mcp.TextContent{Text: c.say("quote_ready", M{"id": quote["id"], "expires_at": quote["expires_at"], "confirm_tool": t.Quote.ConfirmTool})})
 	}
 	if note != "" {
 		content = append(content, &mcp.TextContent{Text: note})
@@ -329,8 +329,8 @@ func deepCopy(v any) any {
 }
 
 // fit cuts the largest arrays of v until its JSON fits in limit bytes, and
-// says what was left out. Cutting array elements keeps v valid against its
-// schema.
+// says which were cut and how much (for the result_trimmed message).
+// Cutting array elements keeps v valid against its schema.
 func fit(v any, limit int) (any, string) {
 	if len(jsonText(v)) <= limit {
 		return v, ""
@@ -363,7 +363,7 @@ func fit(v any, limit int) (any, string) {
 	if len(notes) == 0 {
 		return v, ""
 	}
-	return v, fmt.Sprintf("The result was cut to fit %d bytes: %s. Ask for less (a smaller limit, a filter, or a narrower query) to see the rest.", limit, strings.Join(notes, "; "))
+	return v, strings.Join(notes, "; ")
 }
 
 // largestArray finds the non-empty array whose JSON is largest.

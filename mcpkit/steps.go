@@ -34,6 +34,9 @@ type Step struct {
 type Scope struct {
 	c    *Call
 	data map[string]any
+	// preflight: bindings that read other steps' results are skipped (see
+	// Call.preflight).
+	preflight bool
 }
 
 var singleRef = regexp.MustCompile(`^\{\{-?\s*((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*-?\}\}$`)
@@ -54,30 +57,59 @@ func cachedTemplate(text string) (*template.Template, error) {
 
 // Value evaluates a binding. One reference ("{{.quote.body.amount}}") keeps
 // the value's JSON type; anything else renders as text. A reference to
-// something absent leaves the argument unset.
+// something absent (or null) leaves the argument unset. A binding that
+// cannot be evaluated — a field read of something that is not an object,
+// a template that fails — leaves it unset too and is recorded on the call:
+// the step's request is then not sent (see Call.bindingFailed).
 func (s *Scope) Value(text string) Value {
+	if s.preflight && strings.Contains(text, ".steps") {
+		return Value{}
+	}
 	if m := singleRef.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
 		var cur any = s.data
+		path := ""
 		for _, id := range strings.Split(strings.TrimPrefix(m[1], "."), ".") {
+			if cur == nil {
+				return Value{}
+			}
 			obj, ok := cur.(map[string]any)
 			if !ok {
+				s.c.bindingFailed(text, fmt.Errorf("%s is %s, not an object with a field %q", orDot(path), describeValue(cur), id))
 				return Value{}
 			}
 			if cur, ok = obj[id]; !ok {
 				return Value{}
 			}
+			path += "." + id
 		}
 		return Value{V: cur, Set: cur != nil}
 	}
 	t, err := cachedTemplate(text)
 	if err != nil {
+		s.c.bindingFailed(text, err)
 		return Value{}
 	}
 	var buf bytes.Buffer
-	if err := t.Execute(&buf, s.data); err != nil {
+	if err := executeTemplate(t, &buf, s.data); err != nil {
+		s.c.bindingFailed(text, errors.New(templateError(err)))
 		return Value{}
 	}
 	return Value{V: buf.String(), Set: true}
+}
+
+func orDot(path string) string {
+	if path == "" {
+		return "."
+	}
+	return path
+}
+
+// bindingFailed records the first binding of the call that could not be
+// evaluated; RunSteps stops before sending the request that needed it.
+func (c *Call) bindingFailed(text string, err error) {
+	if c.bindErr == nil {
+		c.bindErr = fmt.Errorf("%s: %v", strings.TrimSpace(text), err)
+	}
 }
 
 // effect is a step call that took effect, for messages and the audit log.
@@ -101,6 +133,8 @@ func (c *Call) RunSteps() *mcp.CallToolResult {
 			return res
 		}
 		c.audit.Quote = q
+	} else if res := c.preflight(s); res != nil {
+		return res
 	}
 	stepsData := map[string]any{}
 	s.data["steps"] = stepsData
@@ -131,8 +165,12 @@ func (c *Call) RunSteps() *mcp.CallToolResult {
 			if c.missing != nil {
 				return c.partial(done, st, i, c.missingContext())
 			}
+			if c.bindErr != nil {
+				c.kit.log.Error("step binding failed; its request was not sent", "tool", t.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
+				return c.partial(done, st, i, errorResult(c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})))
+			}
 			if r.err != nil {
-				return c.partial(done, st, i, errorResult(fmt.Sprintf("Step %s could not be built: %s. This is a problem in the tool's definition, not in your arguments.", st.Name, r.err)))
+				return c.partial(done, st, i, errorResult(c.say("step_not_built", M{"step": st.Name, "problem": r.err.Error()})))
 			}
 			c.step = st.Name
 			resp := c.send(r)
@@ -140,9 +178,9 @@ func (c *Call) RunSteps() *mcp.CallToolResult {
 			if resp.err != nil || resp.status < 200 || resp.status > 299 {
 				return c.partial(done, st, i, c.failure(r, resp))
 			}
-			var body any
-			if v, _, ok := decodeJSON(resp.body); ok {
-				body = v
+			body, _, fail := c.readBody(r, resp, false)
+			if fail != nil {
+				return c.partial(done, st, i, fail)
 			}
 			bodies = append(bodies, body)
 			path, _ := r.expandPath()
@@ -180,26 +218,30 @@ func (c *Call) composedResult(s *Scope, stepsData map[string]any, done []effect)
 		structured[name] = v
 	}
 	var content []mcp.Content
+	rendered := false
 	if t.Text != "" {
-		if tm, err := cachedTemplate(t.Text); err == nil {
-			var buf bytes.Buffer
-			if err := tm.Execute(&buf, s.data); err == nil {
-				content = append(content, &mcp.TextContent{Text: strings.TrimSpace(buf.String())})
-			} else {
-				c.kit.log.Error("result template failed", "tool", t.Name, "error", err.Error())
-			}
+		tm, err := cachedTemplate(t.Text)
+		var buf bytes.Buffer
+		if err == nil {
+			err = executeTemplate(tm, &buf, s.data)
+		}
+		if err == nil {
+			content = append(content, &mcp.TextContent{Text: strings.TrimSpace(buf.String())})
+			rendered = true
+		} else {
+			// The steps ran: the model is told what they did, that the
+			// summary failed, and gets the data below.
+			c.kit.log.Error("result template failed", "tool", t.Name, "error", c.redact(err.Error()))
+			content = append(content, &mcp.TextContent{Text: c.say("result_text_failed", M{"error": templateError(err)})})
 		}
 	}
-	if len(content) == 0 {
-		content = append(content, &mcp.TextContent{Text: "Done: " + describeEffects(done) + "."})
+	if !rendered {
+		content = append(content, &mcp.TextContent{Text: c.say("steps_done", M{"done": describeEffects(done)})})
 	}
-	limit := t.MaxBytes
-	if limit <= 0 {
-		limit = c.kit.cfg.MaxResultBytes
-	}
-	v, note := fit(any(structured), limit)
-	if note != "" {
-		content = append(content, &mcp.TextContent{Text: note})
+	limit := c.resultLimit()
+	v, cuts := fit(any(structured), limit)
+	if cuts != "" {
+		content = append(content, &mcp.TextContent{Text: c.say("result_trimmed", M{"limit": limit, "cuts": cuts})})
 	}
 	content = append(content, &mcp.TextContent{Text: jsonText(v)})
 	return &mcp.CallToolResult{Content: content, StructuredContent: v}
@@ -214,23 +256,12 @@ func (c *Call) partial(done []effect, failed Step, index int, failure *mcp.CallT
 	for _, st := range t.Steps[index+1:] {
 		notRun = append(notRun, st.Name)
 	}
-	var b strings.Builder
-	if len(done) == 0 {
-		fmt.Fprintf(&b, "Nothing was done: the first step, %s, failed. %s", failed.Name, reason)
-	} else {
-		fmt.Fprintf(&b, "Only part of %s was done. These steps took effect: %s. Then step %s failed", t.Name, describeEffects(done), failed.Name)
-		if len(notRun) > 0 {
-			fmt.Fprintf(&b, ", and the steps after it (%s) did not run", strings.Join(notRun, ", "))
-		}
-		fmt.Fprintf(&b, ". %s", reason)
-		if t.Confirms != "" {
-			fmt.Fprintf(&b, " The quote is used up: do not call %s again with it. Tell the user exactly what was and was not done.", t.Name)
-		} else {
-			b.WriteString(" Tell the user exactly what was and was not done before trying anything else.")
-		}
-	}
 	c.audit.Failed = failed.Name
-	return errorResult(b.String())
+	if len(done) == 0 {
+		return errorResult(c.say("steps_none_done", M{"step": failed.Name, "reason": reason}))
+	}
+	return errorResult(c.say("steps_partly_done", M{"step": failed.Name, "reason": reason, "done": describeEffects(done),
+		"not_run": strings.Join(notRun, ", "), "quote": t.Confirms != ""}))
 }
 
 func textOf(res *mcp.CallToolResult) string {
@@ -290,20 +321,23 @@ func (c *Call) takeQuote(s *Scope) (*Quote, *mcp.CallToolResult) {
 	now := c.kit.now()
 	switch {
 	case errors.Is(err, ErrQuoteNotFound):
-		return nil, errorResult(fmt.Sprintf("There is no quote %q. Quote ids come from %s; call it (it changes nothing) and use the quote_id it returns. Nothing was done.", id, t.Confirms))
+		return nil, errorResult(c.say("quote_unknown", M{"id": id, "quote_tool": t.Confirms}))
 	case err != nil:
 		c.kit.log.Error("quote store failed", "tool", t.Name, "error", err.Error())
-		return nil, errorResult("The quote could not be read (the server's quote store failed). Nothing was done; try again in a moment.")
+		return nil, errorResult(c.say("quote_unreadable", nil))
 	case q.Identity != c.identity():
-		return nil, errorResult(fmt.Sprintf("Quote %s was made in another customer's session, so it cannot be used here. Nothing was done. Call %s for this customer and show them the amount.", id, t.Confirms))
+		return nil, errorResult(c.say("quote_other_caller", M{"id": id, "quote_tool": t.Confirms}))
 	case q.Tool != t.Confirms:
-		return nil, errorResult(fmt.Sprintf("%s is a quote of %s, not of %s. Nothing was done; call %s to get a quote for this action.", id, q.Tool, t.Confirms, t.Confirms))
+		return nil, errorResult(c.say("quote_wrong_tool", M{"id": id, "made_by": q.Tool, "quote_tool": t.Confirms}))
 	case q.Used:
-		return nil, errorResult(fmt.Sprintf("Quote %s was already carried out (at %s) and cannot be used twice. Nothing more was done. Check the current state (e.g. the order's refunds) instead of retrying.", id, q.UsedAt.UTC().Format("15:04:05 UTC")))
+		return nil, errorResult(c.say("quote_used", M{"id": id, "used_at": q.UsedAt.UTC().Format("15:04:05 UTC")}))
 	case now.After(q.Expires):
-		return nil, errorResult(fmt.Sprintf("Quote %s expired at %s. Nothing was done. Call %s again, tell the customer the new amount, and carry out the new quote.", id, q.Expires.UTC().Format("15:04:05 UTC"), t.Confirms))
+		return nil, errorResult(c.say("quote_expired", M{"id": id, "expires_at": q.Expires.UTC().Format("15:04:05 UTC"), "quote_tool": t.Confirms}))
 	}
 	s.data["quote"] = map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339), "args": q.Args, "body": q.Body}
+	if res := c.preflight(s); res != nil {
+		return nil, res
+	}
 	if t.Approval != nil {
 		if res := c.approve(s, q); res != nil {
 			return nil, res
@@ -311,9 +345,9 @@ func (c *Call) takeQuote(s *Scope) (*Quote, *mcp.CallToolResult) {
 	}
 	if err := store.Consume(c.ctx, id, now); err != nil {
 		if errors.Is(err, ErrQuoteUsed) {
-			return nil, errorResult(fmt.Sprintf("Quote %s was carried out by another call a moment ago and cannot be used twice. Nothing more was done.", id))
+			return nil, errorResult(c.say("quote_taken", M{"id": id}))
 		}
-		return nil, errorResult("The quote could not be consumed (the server's quote store failed). Nothing was done; try again in a moment.")
+		return nil, errorResult(c.say("quote_not_consumed", nil))
 	}
 	return q, nil
 }
@@ -324,13 +358,7 @@ func (c *Call) takeQuote(s *Scope) (*Quote, *mcp.CallToolResult) {
 // clients) and calls the handler again with it.
 func (c *Call) approve(s *Scope, q *Quote) *mcp.CallToolResult {
 	t := c.tool
-	msg := t.Approval.Message
-	if tm, err := cachedTemplate(msg); err == nil {
-		var buf bytes.Buffer
-		if tm.Execute(&buf, s.data) == nil {
-			msg = strings.TrimSpace(buf.String())
-		}
-	}
+	msg := c.approvalQuestion(s, q)
 	c.audit.Approval = "asked"
 	if c.req != nil && c.req.Params != nil {
 		if resp, ok := c.req.Params.InputResponses["approval"]; ok {
@@ -344,9 +372,9 @@ func (c *Call) approve(s *Scope, q *Quote) *mcp.CallToolResult {
 			case "accept":
 				return nil
 			case "decline":
-				return errorResult(fmt.Sprintf("The user declined (%q). Nothing was done, and quote %s stays valid until %s. Ask the user what they want instead; do not retry without their agreement.", msg, q.ID, q.Expires.UTC().Format("15:04 UTC")))
+				return errorResult(c.say("approval_declined", M{"question": msg, "id": q.ID, "expires_at": q.Expires.UTC().Format("15:04 UTC")}))
 			default:
-				return errorResult(fmt.Sprintf("The user dismissed the approval request without answering. Nothing was done; quote %s stays valid until %s.", q.ID, q.Expires.UTC().Format("15:04 UTC")))
+				return errorResult(c.say("approval_dismissed", M{"id": q.ID, "expires_at": q.Expires.UTC().Format("15:04 UTC")}))
 			}
 		}
 	}
@@ -356,11 +384,28 @@ func (c *Call) approve(s *Scope, q *Quote) *mcp.CallToolResult {
 			return nil
 		}
 		c.audit.Approval = "refused: the client cannot elicit"
-		return errorResult(fmt.Sprintf("This action needs the user's explicit approval (%q), and this client cannot ask for it, so nothing was done. Tell the user it needs their approval in a client that supports it, or in the back office.", msg))
+		return errorResult(c.say("approval_unavailable", M{"question": msg}))
 	}
 	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
 		"approval": &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}},
 	}}
+}
+
+// approvalQuestion renders the overlay's approval message. If it fails, the
+// person is still asked, with the quoted values spelled out: they never see
+// template source, and are never asked about nothing.
+func (c *Call) approvalQuestion(s *Scope, q *Quote) string {
+	t := c.tool
+	tm, err := cachedTemplate(t.Approval.Message)
+	var buf bytes.Buffer
+	if err == nil {
+		err = executeTemplate(tm, &buf, s.data)
+	}
+	if err == nil {
+		return strings.TrimSpace(buf.String())
+	}
+	c.kit.log.Error("approval message template failed; asking with the quoted values instead", "tool", t.Name, "error", c.redact(err.Error()))
+	return c.say("approval_question", M{"id": q.ID, "quote": jsonText(q.Body)})
 }
 
 func (c *Call) canElicit() bool {
@@ -386,4 +431,45 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 	}
 	c.audit.Quote = q
 	return map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339)}, nil
+}
+
+// preflight builds every step's requests that do not depend on an earlier
+// step's result, without sending anything, so that a binding that cannot
+// be evaluated (or a missing context value) stops the tool before its
+// first request rather than after its first writes. A binding that reads
+// .steps is checked when its step runs.
+func (c *Call) preflight(s *Scope) *mcp.CallToolResult {
+	s.preflight = true
+	defer func() {
+		s.preflight = false
+		delete(s.data, "item")
+	}()
+	for _, st := range c.tool.Steps {
+		items := []any{nil}
+		if st.ForEach != "" {
+			if strings.Contains(st.ForEach, ".steps") {
+				continue
+			}
+			list, ok := s.Value(st.ForEach).V.([]any)
+			if !ok {
+				list = nil
+			}
+			items = list
+		}
+		for _, item := range items {
+			if st.ForEach != "" {
+				s.data["item"] = item
+			}
+			st.Build(c, s)
+			if c.missing != nil {
+				return c.missingContext()
+			}
+			if c.bindErr != nil {
+				c.kit.log.Error("step binding failed; nothing was sent", "tool", c.tool.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
+				return errorResult(c.say("steps_none_done", M{"step": st.Name,
+					"reason": c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})}))
+			}
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -10,15 +11,27 @@ import (
 )
 
 // TemplateFuncs are the functions overlay templates may call, besides
-// text/template's builtins (len, index, printf, eq, ...). The generator
-// parses every template with the same set, so a template that generates
-// runs.
+// text/template's builtins (len, index, printf, ...). The generator parses
+// every template with the same set, so a template that generates runs.
+//
+// Numbers in templates are the API's numbers exactly as it sent them
+// (json.Number), so that ids and amounts print unchanged; the comparison
+// functions (eq, ne, lt, le, gt, ge) replace text/template's own and
+// compare numbers by value, whatever their type (`gt .body.credit 0`),
+// and truthy makes a zero number false (see ParseTemplate).
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
-		"money": money,
-		"join":  join,
-		"pluck": pluck,
-		"json":  jsonText,
+		"money":  money,
+		"join":   join,
+		"pluck":  pluck,
+		"json":   jsonText,
+		"eq":     eqFunc,
+		"ne":     neFunc,
+		"lt":     ltFunc,
+		"le":     leFunc,
+		"gt":     gtFunc,
+		"ge":     geFunc,
+		"truthy": truthy,
 	}
 }
 
@@ -78,6 +91,8 @@ func toFloat(v any) (float64, bool) {
 	case json.Number:
 		f, err := x.Float64()
 		return f, err == nil
+	case float32:
+		return float64(x), true
 	case float64:
 		return x, true
 	case int:
@@ -93,6 +108,37 @@ func toFloat(v any) (float64, bool) {
 
 // ParseTemplate parses an overlay template with tailor's functions. Missing
 // keys are errors at run time rather than "<no value>" in front of the model.
+//
+// Every condition goes through truthy, so that a number is true when it is
+// not zero: the pipeline of each if and with ends in `| truthy`, and each
+// operand of and, or and not becomes `(truthy ...)`. text/template would otherwise
+// take the API's numbers (json.Number, a string) as true even for 0.
 func ParseTemplate(name, text string) (*template.Template, error) {
-	return template.New(name).Funcs(TemplateFuncs()).Option("missingkey=error").Parse(text)
+	t, err := template.New(name).Funcs(TemplateFuncs()).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil {
+			rewriteConditions(tt.Tree.Root)
+		}
+	}
+	return t, nil
+}
+
+// executeTemplate runs t on data; its error, if any, is the template's
+// own (callers log it and say so: a template's failure is never silent).
+func executeTemplate(t *template.Template, w io.Writer, data any) error {
+	return t.Execute(w, data)
+}
+
+// templateError shortens a template execution error for a message:
+// `template: t:1:15: executing "t" at <.body.x>: map has no entry for key
+// "x"` → `at <.body.x>: map has no entry for key "x"`.
+func templateError(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, `" at <`); i >= 0 && strings.HasPrefix(msg, "template: ") {
+		return msg[i+2:]
+	}
+	return strings.TrimPrefix(msg, "template: ")
 }

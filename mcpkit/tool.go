@@ -48,6 +48,9 @@ type Tool struct {
 	Approval *Approval
 	// Steps make a composed tool, run by Call.RunSteps.
 	Steps []Step
+	// Messages override built-in messages for this tool, by id (see
+	// Catalog); they win over API.Messages.
+	Messages map[string]string
 
 	once      sync.Once
 	validator *validator
@@ -118,24 +121,31 @@ func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		def.OutputSchema = objectRoot
 	}
 	s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		start := time.Now()
+		var c *Call
 		defer func() {
 			if r := recover(); r != nil {
 				k.log.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				res, err = errorResult("The tool failed because of an internal error in the MCP server (this is a bug, not a problem with your arguments). Do not retry; tell the user the tool is broken."), nil
+				res, err = errorResult(k.render("internal_error", t.Name, t.Messages, nil)), nil
+			}
+			if c != nil {
+				// Everything the client receives and the audit log records
+				// passes here: secrets redacted, sizes bounded, and
+				// structuredContent fitted to the output schema.
+				res = c.finish(res)
+				k.writeAudit(c, res, start)
 			}
 		}()
-		if res := k.unconfigured(t, req); res != nil {
-			return res, nil
+		var bad *mcp.CallToolResult
+		c, bad = k.newCall(ctx, req, t)
+		// What the server lacks comes first: no argument can fix it.
+		if missing := k.unconfigured(t, req); missing != nil {
+			return missing, nil
 		}
-		start := time.Now()
-		c, bad := k.newCall(ctx, req, t)
 		if bad != nil {
 			return bad, nil
 		}
-		defer func() { k.writeAudit(c, res, start) }()
-		res = h(c)
-		k.conform(t, res)
-		return res, nil
+		return h(c), nil
 	})
 	// go-sdk keeps def: it lists the generated schemas from now on.
 	def.InputSchema, def.OutputSchema = input, output

@@ -56,6 +56,9 @@ type Overlay struct {
 	Tools   []*Tool // in file order
 	Actions []*Action
 	Lint    Lint
+	// Messages replace built-in messages of the server (mcpkit's catalog)
+	// by id, in file order.
+	Messages []*Message
 }
 
 // Lint configures `tailor lint` for the whole tool set.
@@ -64,6 +67,14 @@ type Lint struct {
 	// it is then an error (without it, lint only warns past its default).
 	Budget    int
 	BudgetPos diag.Pos
+}
+
+// Message replaces one built-in message: ID names it in mcpkit's catalog,
+// Text is a template over that message's fields.
+type Message struct {
+	ID   string
+	Text Text
+	Pos  diag.Pos
 }
 
 // Server configures the server as a whole.
@@ -131,6 +142,8 @@ type Tool struct {
 	Steps []*Step
 	// Lint switches `tailor lint` rules off for this tool, with reasons.
 	Lint []*LintDisable
+	// Messages replace built-in messages for this tool only.
+	Messages []*Message
 }
 
 // Quote configures a quote tool.

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/tailormcp/tailor/mcpkit"
 )
 
 func (d *decoder) overlay(n *yaml.Node, o *Overlay) {
@@ -30,8 +32,9 @@ func (d *decoder) overlay(n *yaml.Node, o *Overlay) {
 				}
 			})
 		},
-		"actions": func(k, v *yaml.Node) { o.Actions = d.actions(v) },
-		"lint":    func(k, v *yaml.Node) { o.Lint = d.toolSetLint(v) },
+		"actions":  func(k, v *yaml.Node) { o.Actions = d.actions(v) },
+		"lint":     func(k, v *yaml.Node) { o.Lint = d.toolSetLint(v) },
+		"messages": func(k, v *yaml.Node) { o.Messages = d.messages(v, "messages") },
 	})
 	if !hasVersion && resolveAlias(n).Kind == yaml.MappingNode {
 		d.errorf(n, "missing `tailor: %d` (the overlay format version) at the top of the file", Version)
@@ -223,8 +226,9 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 				t.Args = append(t.Args, a)
 			})
 		},
-		"steps": func(k, v *yaml.Node) { t.Steps = d.steps(v) },
-		"lint":  func(k, v *yaml.Node) { t.Lint = d.lint(v) },
+		"steps":    func(k, v *yaml.Node) { t.Steps = d.steps(v) },
+		"lint":     func(k, v *yaml.Node) { t.Lint = d.lint(v) },
+		"messages": func(k, v *yaml.Node) { t.Messages = d.messages(v, "tool `"+t.Name+"` messages") },
 	})
 	if resolveAlias(n).Kind == yaml.MappingNode {
 		switch {
@@ -245,6 +249,26 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 		}
 	}
 	return t
+}
+
+// messages reads a map of message id → template; each id must be one of
+// mcpkit's built-in messages. Whether the fields a template reads exist is
+// checked by curate.
+func (d *decoder) messages(n *yaml.Node, where string) []*Message {
+	var ids []string
+	for _, m := range mcpkit.Catalog() {
+		ids = append(ids, m.ID)
+	}
+	var out []*Message
+	d.entries(n, where, func(k, v *yaml.Node) {
+		if _, known := mcpkit.LookupMessage(k.Value); !known {
+			d.errorf(k, "there is no built-in message `%s`%s (`tailor messages` lists them)", k.Value, suggest(k.Value, ids))
+		}
+		if t, ok := d.text(v, "message `"+k.Value+"`"); ok {
+			out = append(out, &Message{ID: k.Value, Text: t, Pos: d.pos(k)})
+		}
+	})
+	return out
 }
 
 func (d *decoder) steps(n *yaml.Node) []*Step {

@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 
+	"github.com/tailormcp/tailor/mcpkit"
 	"github.com/tailormcp/tailor/overlays"
 )
 
@@ -323,6 +324,10 @@ tools:
     params: {}
     steps: [{name: order, operation: getOrder}]`, true},
 		{"quote with the default ttl", "tailor: 1\ntools: {q: {operation: o, quote: {}}}", true},
+		{"messages", "tailor: 1\nmessages: {not_found: \"Nothing at {{.status}}.\", quote_ready: Ready.}\ntools: {t: {operation: o, messages: {refused: \"No: {{.detail}}\"}}}", true},
+		{"messages not a mapping", "tailor: 1\nmessages: [not_found]", false},
+		{"a message not text", "tailor: 1\nmessages: {not_found: 404}", false},
+		{"a tool's message empty", "tailor: 1\ntools: {t: {operation: o, messages: {not_found: null}}}", false},
 
 		// Rejected.
 		{"quote ttl not a duration", "tailor: 1\ntools: {q: {operation: o, quote: {ttl: soon}}}", false},
@@ -536,4 +541,25 @@ func lookup(t *testing.T, root map[string]any, ptr string) map[string]any {
 		cur = next
 	}
 	return cur
+}
+
+// TestSchemaListsEveryMessage: editors complete and check message ids from
+// the schema's list, which must be mcpkit's catalog.
+func TestSchemaListsEveryMessage(t *testing.T) {
+	var root map[string]any
+	if err := json.Unmarshal(overlays.Schema, &root); err != nil {
+		t.Fatal(err)
+	}
+	enum, _ := lookup(t, root, "#/$defs/messages/propertyNames")["enum"].([]any)
+	var inSchema, inCatalog []string
+	for _, e := range enum {
+		inSchema = append(inSchema, e.(string))
+	}
+	for _, m := range mcpkit.Catalog() {
+		inCatalog = append(inCatalog, m.ID)
+	}
+	sort.Strings(inSchema)
+	if !slices.Equal(inSchema, inCatalog) {
+		t.Errorf("the schema lists the message ids\n%v\nmcpkit's catalog has\n%v", inSchema, inCatalog)
+	}
 }

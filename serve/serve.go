@@ -22,7 +22,7 @@ import (
 func API(api *ir.API) (mcpkit.API, mcpkit.Register) {
 	out := mcpkit.API{
 		Name: api.Name, Title: api.Title, Version: api.Version, Instructions: api.Instructions,
-		EnvPrefix: api.EnvPrefix,
+		EnvPrefix: api.EnvPrefix, Messages: api.Messages,
 	}
 	if len(api.Servers) > 0 {
 		out.DefaultBaseURL = api.Servers[0]
@@ -56,7 +56,7 @@ func tool(t *ir.Tool) *mcpkit.Tool {
 		ReadOnly: t.Annotations.ReadOnly, Destructive: t.Annotations.Destructive,
 		Idempotent: t.Annotations.Idempotent, OpenWorld: t.Annotations.OpenWorld,
 		InputSchema: string(t.InputSchema), OutputSchema: string(t.OutputSchema),
-		Confirms: t.Confirms,
+		Confirms: t.Confirms, Messages: t.Messages,
 	}
 	if t.Call != nil {
 		mt.Security, mt.Wrap = t.Call.Security, t.Call.Result.Wrap

@@ -59,6 +59,7 @@ func (c *curator) apply() *ir.API {
 		}
 		out.Instructions = s.Instructions
 	}
+	out.Messages = c.messages(c.o.Messages, "message")
 	c.context = map[string]bool{}
 	for _, cv := range c.o.Server.Context {
 		out.Context = append(out.Context, ir.ContextValue{Name: cv.Name, Header: cv.Header, Claim: cv.Claim, Env: cv.Env})
@@ -112,6 +113,7 @@ func (c *curator) apply() *ir.API {
 			}
 			if slots[i] != nil {
 				c.curated[ot.Name] = slots[i]
+				slots[i].Messages = c.messages(ot.Messages, "tool `"+ot.Name+"` message")
 			}
 		}
 	}

@@ -185,15 +185,98 @@ func (tc *templateChecker) pipe(p *parse.PipeNode, dot sym) sym {
 	}
 	var last sym
 	for _, cmd := range p.Cmds {
+		if isTruthy(cmd) {
+			// mcpkit.ParseTemplate ends every if/with pipeline with
+			// `| truthy`, which passes the value on.
+			continue
+		}
 		last = sym{}
+		args := make([]sym, len(cmd.Args))
 		for i, arg := range cmd.Args {
-			v := tc.node(arg, dot)
+			args[i] = tc.node(arg, dot)
 			if i == 0 && len(cmd.Args) == 1 {
-				last = v
+				last = args[i]
+			}
+		}
+		tc.comparison(cmd, args)
+	}
+	return last
+}
+
+// comparison reports a comparison of a field the response schema types as
+// a number with a quoted literal, or a text field with a number: mcpkit
+// compares numbers by value and refuses to compare a number with text, so
+// `gt .body.credit "0"` would fail every call.
+func (tc *templateChecker) comparison(cmd *parse.CommandNode, args []sym) {
+	id, ok := cmd.Args[0].(*parse.IdentifierNode)
+	if !ok {
+		return
+	}
+	switch id.Ident {
+	case "eq", "ne", "lt", "le", "gt", "ge":
+	default:
+		return
+	}
+	for i, a := range cmd.Args[1:] {
+		for j, b := range cmd.Args[1:] {
+			if i == j {
+				continue
+			}
+			typ := schemaType(args[i+1])
+			switch lit := b.(type) {
+			case *parse.StringNode:
+				if typ == "number" || typ == "integer" {
+					tc.report(lit.Position(), "`%s` compares %s, a number, with the text %s: write the number without quotes", id.Ident, a, lit.Quoted)
+				}
+			case *parse.NumberNode:
+				if typ == "string" {
+					tc.report(lit.Position(), "`%s` compares %s, a text, with the number %s: quote it", id.Ident, a, lit.Text)
+				}
 			}
 		}
 	}
-	return last
+}
+
+// schemaType is the JSON type a schema-described value has, when it has
+// exactly one besides null.
+func schemaType(v sym) string {
+	if v.kind != symSchema {
+		return ""
+	}
+	m, _ := v.schema.(map[string]any)
+	for depth := 0; m != nil && depth < 16; depth++ {
+		ref, isRef := m["$ref"].(string)
+		if !isRef || !strings.HasPrefix(ref, "#/$defs/") {
+			break
+		}
+		defs, _ := v.doc.root["$defs"].(map[string]any)
+		m, _ = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
+	}
+	switch t := m["type"].(type) {
+	case string:
+		return t
+	case []any:
+		var types []string
+		for _, x := range t {
+			if s, ok := x.(string); ok && s != "null" {
+				types = append(types, s)
+			}
+		}
+		if len(types) == 1 {
+			return types[0]
+		}
+	}
+	return ""
+}
+
+// isTruthy reports whether cmd is the bare `truthy` that
+// mcpkit.ParseTemplate appends to conditions.
+func isTruthy(cmd *parse.CommandNode) bool {
+	if len(cmd.Args) != 1 {
+		return false
+	}
+	id, ok := cmd.Args[0].(*parse.IdentifierNode)
+	return ok && id.Ident == "truthy"
 }
 
 // element is what range yields over v.

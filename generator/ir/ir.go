@@ -31,6 +31,9 @@ type API struct {
 	// the model), by name.
 	Context []ContextValue
 	Tools   []*Tool
+	// Messages replace mcpkit's built-in messages for the whole server,
+	// by id (template text).
+	Messages map[string]string
 	// Source identifies the input, for the generated header.
 	Source Source
 }
@@ -77,6 +80,8 @@ type Tool struct {
 	// Defaults are values sent when the model leaves an argument out, by
 	// argument name (JSON).
 	Defaults map[string]json.RawMessage
+	// Messages replace mcpkit's built-in messages for this tool, by id.
+	Messages map[string]string
 	Origin   Origin
 }
 

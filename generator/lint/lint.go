@@ -114,6 +114,7 @@ func Run(api, raw *ir.API, ov *overlays.Overlay, opts Options) *Result {
 		l.names(ti)
 		l.poisoning(ti)
 	}
+	l.apiPoisoning(ov)
 	l.nameLength()
 	l.nameClash()
 	l.nearDuplicates()

@@ -48,7 +48,7 @@ import (
 // validationVersion names what validate does. Bump it whenever validate's
 // options or message handling, or what the loader does to the document
 // before validation (loader settings, Swagger 2.0 conversion), change.
-const validationVersion = "2"
+const validationVersion = "4"
 
 // kinVersion is kin-openapi's version when the binary carries no build
 // information (test binaries do not); a test keeps it equal to go.mod's.
@@ -176,9 +176,11 @@ func (c *validationCache) load() ([]diag.Diagnostic, bool) {
 	return e.Warnings, true
 }
 
-// validate runs validate and stores its warnings.
-func (c *validationCache) validate(path string, doc *openapi3.T) []diag.Diagnostic {
+// validate runs validate, places what it found (locate), and stores the
+// warnings.
+func (c *validationCache) validate(path string, doc *openapi3.T, locate func([]diag.Diagnostic) []diag.Diagnostic) []diag.Diagnostic {
 	ws, complete := validate(path, doc)
+	ws = locate(ws)
 	if complete {
 		c.store(ws)
 	}

@@ -21,8 +21,8 @@ import (
 // kin-openapi names the $ref or the parse problem but rarely where it is, so
 // the files are re-read here, only on this failure path, to find the place:
 // the $ref that failed, the syntax error, or the value of the wrong type.
-func explainLoadError(path string, data []byte, err error) error {
-	src := newSources(path, data)
+func explainLoadError(path string, data []byte, fetch *fetcher, err error) error {
+	src := newSources(path, data, fetch)
 	msg := err.Error()
 
 	var rr *RemoteRefError
@@ -32,6 +32,11 @@ func explainLoadError(path string, data []byte, err error) error {
 			ref = rr.URL
 		}
 		return diag.At(at, "remote $ref %q refused: tailor does not fetch URLs named by a spec; run with --allow-remote-refs to allow it", ref)
+	}
+	var out *OutsideRootError
+	if errors.As(err, &out) {
+		at, ref := src.findRef(func(f *source, v string) bool { return f.resolve(v) == out.Path })
+		return diag.At(at, "%s", out.message(ref))
 	}
 
 	// A file that does not parse, the root or one it refers to, is reported

@@ -8,12 +8,12 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -23,6 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-openapi/jsonpointer"
 
 	"github.com/tailormcp/tailor/generator/diag"
 )
@@ -32,6 +33,13 @@ type Options struct {
 	// AllowRemoteRefs lets $refs fetch http(s) URLs. Off by default: a spec
 	// should not make the generator issue requests on its behalf (SSRF).
 	AllowRemoteRefs bool
+	// RefRoot is the folder local $refs may read files below; "" is the
+	// spec's own folder.
+	RefRoot string
+	// Strict refuses a spec with defects the loader would otherwise repair
+	// or leave out (with a warning each): $refs where the version allows
+	// none, text that is a $ref, parts that cannot be read.
+	Strict bool
 	// ValidateInBackground runs strict validation concurrently; its
 	// warnings come from Spec.ValidationWarnings instead of Spec.Warnings.
 	ValidateInBackground bool
@@ -54,6 +62,8 @@ type Spec struct {
 	Warnings []diag.Diagnostic
 	// pending delivers the warnings of a background validation.
 	pending chan []diag.Diagnostic
+	// locate places JSON pointers in the spec's text (locate.go).
+	locate *locator
 }
 
 // Load reads the description at path.
@@ -82,22 +92,54 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 		return nil, diag.At(diag.Pos{File: path}, "%v", err)
 	}
 	location := &url.URL{Path: filepath.ToSlash(abs)}
+	fetch, err := newFetcher(path, opts.RefRoot, opts.AllowRemoteRefs)
+	if err != nil {
+		return nil, diag.At(diag.Pos{File: path}, "%v", err)
+	}
+	spec.locate = &locator{path: path, data: data, swagger: kind == swagger2, fetch: fetch, loc: location}
 
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = true
-	loader.IncludeOrigin = true
-	reads := &readLog{}
-	loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(refReader(opts.AllowRemoteRefs)))
-
+	// A spec split over files is repaired (and its shared schema files
+	// arranged, shared.go) before kin-openapi reads it; a spec in one file
+	// only when kin-openapi refuses it or leaves a $ref it does not follow,
+	// so that a large spec kin-openapi reads as it is is parsed once.
+	cacheSum := sum
 	var doc *openapi3.T
-	switch kind {
-	case swagger2:
-		doc, err = loadSwagger2(loader, data, location)
-	default:
-		doc, err = loader.LoadFromDataWithPath(data, location)
+	var reads *readLog
+	split := hasExternalRefs(data)
+	if !split {
+		doc, reads, err = loadDoc(kind, data, location, fetch, nil)
+	}
+	if split || err != nil || strayRefs(doc) {
+		fixed, rerr := repairSpec(path, data, location, kind == swagger2, version, fetch, opts.Strict)
+		if rerr != nil {
+			return nil, rerr
+		}
+		switch {
+		case fixed == nil && split:
+			doc, reads, err = loadDoc(kind, data, location, fetch, nil)
+		case fixed != nil:
+			spec.Warnings = append(spec.Warnings, fixed.warnings...)
+			files := fixed.files
+			if fixed.shared != nil {
+				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared)
+				if err == nil {
+					files = nil
+				} else {
+					files = fixed.files // the arrangement is an optimisation: never a reason to fail
+				}
+			}
+			if files != nil {
+				doc, reads, err = loadDoc(kind, data, location, fetch, files)
+			}
+			if b, ok := files[locKey(location)]; ok {
+				cacheSum = sha256.Sum256(b)
+			} else if b, ok := fixed.shared[locKey(location)]; ok && files == nil {
+				cacheSum = sha256.Sum256(b)
+			}
+		}
 	}
 	if err != nil {
-		return nil, explainLoadError(path, data, err)
+		return nil, explainLoadError(path, data, fetch, err)
 	}
 	spec.Doc = doc
 
@@ -105,7 +147,7 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 		return spec, nil
 	}
 	// The same spec content validates to the same warnings (cache.go).
-	cache := openCache(path, sum, reads)
+	cache := openCache(path, cacheSum, reads)
 	cached, hit := cache.load()
 	switch {
 	case hit && opts.ValidateInBackground:
@@ -120,10 +162,10 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 		// as all of them on large specs (stripe: ~0.3 s of CPU): on a second
 		// core it runs beside them.
 		ch := make(chan []diag.Diagnostic, 1)
-		go func() { ch <- cache.validate(path, doc) }()
+		go func() { ch <- cache.validate(path, doc, spec.Locate) }()
 		spec.pending = ch
 	default:
-		spec.Warnings = append(spec.Warnings, cache.validate(path, doc)...)
+		spec.Warnings = append(spec.Warnings, cache.validate(path, doc, spec.Locate)...)
 	}
 	return spec, nil
 }
@@ -138,6 +180,127 @@ func (s *Spec) ValidationWarnings() []diag.Diagnostic {
 	ws := <-s.pending
 	s.pending = nil
 	return ws
+}
+
+// loadDoc loads the spec with kin-openapi, reading the root from data and
+// every other file through fetch, or from files where the repair pass
+// rewrote it. reads records what was read, for the validation cache.
+func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte) (*openapi3.T, *readLog, error) {
+	if b, ok := files[locKey(location)]; ok {
+		data = b
+	}
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = true
+	loader.IncludeOrigin = true
+	reads := &readLog{}
+	read := func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
+		if b, ok := files[locKey(u)]; ok {
+			return b, nil
+		}
+		return fetch.read(u)
+	}
+	loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(read))
+	var doc *openapi3.T
+	var err error
+	switch kind {
+	case swagger2:
+		doc, err = loadSwagger2(loader, data, location)
+	default:
+		doc, err = loader.LoadFromDataWithPath(data, location)
+	}
+	return doc, reads, err
+}
+
+// hasExternalRefs reports whether the spec's text has a $ref to another
+// file (or URL), without parsing it: a "$ref" key (a quote, then a colon,
+// may follow it) whose value, past spaces, a block scalar's indicator
+// (stripe writes `$ref: >-` and the value on the next line) and a quote,
+// starts with anything but "#", or a bracket (a property named $ref, as
+// in kubernetes' JSON Schema). Text that merely looks so only costs the
+// repair pass a look.
+func hasExternalRefs(data []byte) bool {
+	skip := func(rest []byte, set string) []byte {
+		for len(rest) > 0 && strings.IndexByte(set, rest[0]) >= 0 {
+			rest = rest[1:]
+		}
+		return rest
+	}
+	for rest := data; ; {
+		i := bytes.Index(rest, []byte("$ref"))
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+4:]
+		v := skip(skip(rest, "\"'"), " \t")
+		if len(v) == 0 || v[0] != ':' {
+			continue // not a key
+		}
+		v = skip(v[1:], " \t\r\n")
+		if len(v) > 0 && (v[0] == '>' || v[0] == '|') {
+			v = skip(skip(v[1:], "+-0123456789"), " \t\r\n")
+		}
+		v = skip(v, "\"'")
+		if len(v) > 0 && strings.IndexByte("#{[", v[0]) < 0 {
+			return true
+		}
+	}
+}
+
+// strayRefs reports whether kin-openapi loaded a $ref where it follows
+// none (an operation or a media type that is a $ref): it keeps the $ref
+// as an unknown field, and what it stands for would be lost.
+func strayRefs(doc *openapi3.T) bool {
+	if doc == nil {
+		return false
+	}
+	stray := func(item *openapi3.PathItem) bool {
+		if item == nil {
+			return false
+		}
+		for _, op := range item.Operations() {
+			if op == nil {
+				continue
+			}
+			if _, ok := op.Extensions["$ref"]; ok {
+				return true
+			}
+			if op.RequestBody != nil && op.RequestBody.Value != nil && strayContent(op.RequestBody.Value.Content) {
+				return true
+			}
+			if op.Responses != nil {
+				for _, r := range op.Responses.Map() {
+					if r != nil && r.Value != nil && strayContent(r.Value.Content) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	if doc.Paths != nil {
+		for _, item := range doc.Paths.Map() {
+			if stray(item) {
+				return true
+			}
+		}
+	}
+	for _, item := range doc.Webhooks {
+		if stray(item) {
+			return true
+		}
+	}
+	return false
+}
+
+func strayContent(c openapi3.Content) bool {
+	for _, m := range c {
+		if m != nil {
+			if _, ok := m.Extensions["$ref"]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, err error) {
@@ -202,39 +365,6 @@ func rootFirst(root *url.URL, data []byte, next openapi3.ReadFromURIFunc) openap
 	}
 }
 
-// refReader reads referenced files from disk and refuses remote URLs unless
-// allowRemote is set.
-func refReader(allowRemote bool) openapi3.ReadFromURIFunc {
-	remote := openapi3.ReadFromHTTP(nil)
-	return func(loader *openapi3.Loader, location *url.URL) ([]byte, error) {
-		switch location.Scheme {
-		case "", "file":
-			// Only regular files: a $ref to /dev/zero or a FIFO would
-			// otherwise never finish reading.
-			st, err := os.Stat(location.Path)
-			if err != nil {
-				return nil, err
-			}
-			if !st.Mode().IsRegular() {
-				return nil, &fs.PathError{Op: "read", Path: location.Path, Err: errors.New("not a regular file")}
-			}
-			if st.Size() > maxFileSize {
-				return nil, &fs.PathError{Op: "read", Path: location.Path, Err: fmt.Errorf("larger than %d MiB", maxFileSize>>20)}
-			}
-			return openapi3.ReadFromFile(loader, location)
-		case "http", "https":
-			if !allowRemote {
-				return nil, &RemoteRefError{URL: location.String()}
-			}
-			return remote(loader, location)
-		}
-		return nil, fmt.Errorf("unsupported $ref scheme %q in %s", location.Scheme, location)
-	}
-}
-
-// maxFileSize bounds the files a $ref may read.
-const maxFileSize = 512 << 20
-
 // RemoteRefError is returned when a spec refers to an http(s) URL and remote
 // refs were not allowed.
 type RemoteRefError struct{ URL string }
@@ -284,7 +414,8 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic, complete boo
 			continue
 		}
 		seen[msg] = true
-		out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: validationPos(path, doc, msg),
+		pos, ptr := validationPos(path, doc, msg)
+		out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: pos, Pointer: ptr,
 			Message: "spec does not pass strict validation (generating anyway): " + msg})
 	}
 	return out, true
@@ -293,27 +424,35 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic, complete boo
 var (
 	invalidOperation = regexp.MustCompile(`^invalid paths: invalid path ([^:]*): invalid operation ([A-Z]+): `)
 	invalidSchema    = regexp.MustCompile(`^invalid components: schema "([^"]*)": `)
+	conflictingPaths = regexp.MustCompile(`^invalid paths: conflicting paths "[^"]*" and "([^"]*)"`)
 )
 
 // validationPos finds the operation or component a validation message is
-// about, from the context kin-openapi puts in front of it.
-func validationPos(path string, doc *openapi3.T, msg string) diag.Pos {
+// about, from the context kin-openapi puts in front of it: its position
+// when kin-openapi recorded one, else its JSON pointer, which Locate turns
+// into a position.
+func validationPos(path string, doc *openapi3.T, msg string) (diag.Pos, string) {
 	var o *openapi3.Origin
+	ptr := ""
 	if m := invalidOperation.FindStringSubmatch(msg); m != nil && doc.Paths != nil {
+		ptr = "#/paths/" + jsonpointer.Escape(m[1]) + "/" + strings.ToLower(m[2])
 		if item := doc.Paths.Value(m[1]); item != nil {
 			if op := item.GetOperation(m[2]); op != nil {
 				o = op.Origin
 			}
 		}
 	} else if m := invalidSchema.FindStringSubmatch(msg); m != nil && doc.Components != nil {
+		ptr = "#/components/schemas/" + jsonpointer.Escape(m[1])
 		if ref := doc.Components.Schemas[m[1]]; ref != nil && ref.Value != nil {
 			o = ref.Value.Origin
 		}
+	} else if m := conflictingPaths.FindStringSubmatch(msg); m != nil {
+		ptr = "#/paths/" + jsonpointer.Escape(m[1])
 	}
 	if o == nil || o.Key == nil || o.Key.Line == 0 {
-		return diag.Pos{File: path}
+		return diag.Pos{File: path}, ptr
 	}
-	return diag.Pos{File: DisplayPath(o.Key.File, path), Line: o.Key.Line, Col: o.Key.Column}
+	return diag.Pos{File: DisplayPath(o.Key.File, path), Line: o.Key.Line, Col: o.Key.Column}, ""
 }
 
 func flattenMulti(me openapi3.MultiError) []error {

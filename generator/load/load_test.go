@@ -18,7 +18,7 @@ func TestErrorsNameFilesAsTheUserDoes(t *testing.T) {
 		{"missing-ref-file/openapi.yaml", `missing-ref-file/openapi.yaml:14:17: error: cannot resolve $ref "./schemas/pet.yaml#/Pet": cannot read missing-ref-file/schemas/pet.yaml: `},
 		{"./yaml-syntax/openapi.yaml", "./yaml-syntax/openapi.yaml:9:16: error: invalid YAML: "}, // the spec as given,
 	} {
-		_, err := load.Load(tc.spec, load.Options{})
+		_, err := load.Load(tc.spec, load.Options{Strict: true})
 		if err == nil {
 			t.Errorf("%s loaded", tc.spec)
 			continue

@@ -15,6 +15,7 @@ import (
 // reach, read again to find where a load error is. Only the error path
 // builds them.
 type sources struct {
+	fetch    *fetcher
 	specPath string // the root as the user named it
 	root     *source
 	files    []*source // root first, then in the order $refs reach them
@@ -32,12 +33,12 @@ type source struct {
 // maxSources bounds how many files an error search reads.
 const maxSources = 64
 
-func newSources(path string, data []byte) *sources {
+func newSources(path string, data []byte, fetch *fetcher) *sources {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
-	s := &sources{specPath: path}
+	s := &sources{specPath: path, fetch: fetch}
 	s.root = s.parse(abs, path, data)
 	s.files = []*source{s.root}
 	return s
@@ -81,11 +82,7 @@ func (s *sources) all() []*source {
 				return
 			}
 			seen[target] = true
-			st, err := os.Stat(target)
-			if err != nil || !st.Mode().IsRegular() || st.Size() > maxFileSize {
-				return
-			}
-			data, err := os.ReadFile(target)
+			data, err := s.fetch.local(target)
 			if err != nil {
 				return
 			}
@@ -95,9 +92,14 @@ func (s *sources) all() []*source {
 	return s.files
 }
 
-// unparsable returns the first file that does not parse, or nil.
+// unparsable returns the first file that does not parse, or nil. Files
+// named as text (Markdown and the like, which a description's $ref may
+// read) are not expected to parse.
 func (s *sources) unparsable() *source {
 	for _, f := range s.all() {
+		if ext := strings.ToLower(filepath.Ext(f.abs)); f != s.root && ext != ".yaml" && ext != ".yml" && ext != ".json" {
+			continue
+		}
 		if f.syntaxErr != nil {
 			return f
 		}
@@ -218,6 +220,14 @@ func walkRefs(n *yaml.Node, fn func(key *yaml.Node, value string)) {
 func DisplayPath(file, spec string) string {
 	if file == "" {
 		return spec
+	}
+	// kin-openapi names files as URLs ("paths/a@%7Bid%7D.yaml").
+	if strings.Contains(file, "%") {
+		if u, err := url.PathUnescape(file); err == nil {
+			if _, err := os.Stat(file); err != nil {
+				file = u
+			}
+		}
 	}
 	file = filepath.FromSlash(file)
 	abs, err := filepath.Abs(spec)

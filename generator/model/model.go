@@ -49,6 +49,7 @@ func Build(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	doc := spec.Doc
 	b := &builder{doc: doc, path: spec.Path, diags: &diag.List{}, names: map[string]string{}}
 	b.conv = schema.NewConverter(nil)
+	b.conv.UseDocument(doc)
 
 	api := &ir.API{Source: ir.Source{SpecPath: spec.Path, SpecSHA256: spec.SHA256}}
 	if doc.Info != nil {

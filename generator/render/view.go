@@ -31,6 +31,8 @@ type view struct {
 	DefaultBaseURL string
 	Schemes        []schemeView
 	Tools          []toolView
+	// Messages is the server's message overrides as a Go expression.
+	Messages string
 }
 
 type schemeView struct {
@@ -48,8 +50,8 @@ type toolView struct {
 	DefVar, Handler                              string
 	Steps                                        []string
 	// Shape, errors and defaults, as Go expressions ("" when absent).
-	Keep, Drop, Text, Errors, Defaults string
-	MaxBytes                           int
+	Keep, Drop, Text, Errors, Defaults, Messages string
+	MaxBytes                                     int
 	// Quote tools, confirm tools and composed tools.
 	QuoteTTL        int
 	QuoteConfirm    string
@@ -74,7 +76,7 @@ func newView(api *ir.API, opts Options) *view {
 		ToolVersion: opts.ToolVersion, SpecPath: api.Source.SpecPath, SpecSHA256: api.Source.SpecSHA256,
 		OverlayPath: api.Source.OverlayPath, OverlaySHA256: api.Source.OverlaySHA256, Context: api.Context,
 		Name: api.Name, Title: api.Title, Version: api.Version, Instructions: api.Instructions,
-		EnvPrefix: api.EnvPrefix,
+		EnvPrefix: api.EnvPrefix, Messages: stringMap(api.Messages),
 	}
 	v.TitleOrName = v.Title
 	if v.TitleOrName == "" {
@@ -128,6 +130,7 @@ func newView(api *ir.API, opts Options) *view {
 		}
 		tv.Errors = errorRules(t.Errors)
 		tv.Defaults = defaults(t.Defaults)
+		tv.Messages = stringMap(t.Messages)
 		v.Tools = append(v.Tools, tv)
 	}
 	return v
@@ -315,6 +318,15 @@ func errorRules(rules []ir.ErrorRule) string {
 }
 
 func defaults(d map[string]json.RawMessage) string {
+	m := make(map[string]string, len(d))
+	for k, v := range d {
+		m[k] = string(v)
+	}
+	return stringMap(m)
+}
+
+// stringMap renders a map[string]string literal, keys sorted ("" for none).
+func stringMap(d map[string]string) string {
 	if len(d) == 0 {
 		return ""
 	}
@@ -325,7 +337,7 @@ func defaults(d map[string]json.RawMessage) string {
 	sort.Strings(keys)
 	var parts []string
 	for _, k := range keys {
-		parts = append(parts, goString(k)+": "+goString(string(d[k])))
+		parts = append(parts, goString(k)+": "+goString(d[k]))
 	}
 	return "map[string]string{" + strings.Join(parts, ", ") + "}"
 }

@@ -47,6 +47,10 @@ type Converter struct {
 	cache [2]map[string]*def
 	// warned de-duplicates warnings about shared components.
 	warned map[string]bool
+	// targets maps the place an OpenAPI 3.1 $ref points at to the schema
+	// there (see UseDocument); nil for earlier versions, where kin-openapi
+	// never copies a schema for the keywords beside its $ref.
+	targets map[string]*openapi3.Schema
 }
 
 type def struct {
@@ -168,7 +172,16 @@ func (c *Converter) convertRef(ref *openapi3.SchemaRef, mode Mode, note noteFunc
 	if ref.Ref == "" {
 		return c.convert(ref.Value, mode, note)
 	}
-	name := c.defName(ref)
+	if out := c.convertSiblings(ref, mode, note); out != nil {
+		return out
+	}
+	return map[string]any{"$ref": "#/$defs/" + c.component(ref, ref.Value, mode, note)}
+}
+
+// component converts value, the schema ref points at, once per mode as a
+// $defs entry and returns its name.
+func (c *Converter) component(ref *openapi3.SchemaRef, value *openapi3.Schema, mode Mode, note noteFunc) string {
+	name := c.defName(ref, value)
 	note(name)
 	if _, done := c.cache[mode][name]; !done {
 		df := &def{}
@@ -176,7 +189,7 @@ func (c *Converter) convertRef(ref *openapi3.SchemaRef, mode Mode, note noteFunc
 		// component finds it and stops.
 		c.cache[mode][name] = df
 		seen := map[string]bool{}
-		df.value = c.convert(ref.Value, mode, func(n string) {
+		df.value = c.convert(value, mode, func(n string) {
 			if !seen[n] {
 				seen[n] = true
 				df.refs = append(df.refs, n)
@@ -184,15 +197,18 @@ func (c *Converter) convertRef(ref *openapi3.SchemaRef, mode Mode, note noteFunc
 		})
 		sort.Strings(df.refs)
 	}
-	return map[string]any{"$ref": "#/$defs/" + name}
+	return name
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-// defName gives a referenced schema its $defs name, derived from the last
-// segment of its $ref and made unique across the spec.
-func (c *Converter) defName(ref *openapi3.SchemaRef) string {
-	if n, ok := c.names[ref.Value]; ok {
+// defName gives value, the schema ref points at, its $defs name, derived
+// from the last segment of the $ref and made unique across the spec. Names
+// are handed out in the order schemas are first converted, which is the
+// order of operations, parameters and (sorted) property names, so that the
+// same spec always gets the same names.
+func (c *Converter) defName(ref *openapi3.SchemaRef, value *openapi3.Schema) string {
+	if n, ok := c.names[value]; ok {
 		return n
 	}
 	r := ref.Ref
@@ -225,7 +241,7 @@ func (c *Converter) defName(ref *openapi3.SchemaRef) string {
 		name = fmt.Sprintf("%s_%d", base, i)
 	}
 	c.taken[name] = true
-	c.names[ref.Value] = name
+	c.names[value] = name
 	return name
 }
 
@@ -384,7 +400,8 @@ func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 	if len(s.Properties) > 0 {
 		props := map[string]any{}
 		skipped := map[string]bool{}
-		for name, p := range s.Properties {
+		for _, name := range sortedKeys(s.Properties) {
+			p := s.Properties[name]
 			if Skip(p, mode) {
 				skipped[name] = true
 				continue
@@ -412,7 +429,8 @@ func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 	}
 	if len(s.PatternProperties) > 0 {
 		pp := map[string]any{}
-		for k, v := range s.PatternProperties {
+		for _, k := range sortedKeys(s.PatternProperties) {
+			v := s.PatternProperties[k]
 			if _, err := regexp.Compile(k); err != nil {
 				c.warnOnce(key(s), fmt.Sprintf("dropped patternProperties %q: not a regular expression Go can compile (%v)", k, err))
 				continue
@@ -437,8 +455,8 @@ func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 	}
 	if len(s.DependentSchemas) > 0 {
 		ds := map[string]any{}
-		for k, v := range s.DependentSchemas {
-			ds[k] = sub(v)
+		for _, k := range sortedKeys(s.DependentSchemas) {
+			ds[k] = sub(s.DependentSchemas[k])
 		}
 		out["dependentSchemas"] = ds
 	}
@@ -592,6 +610,18 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// sortedKeys lists a schema map's names in order: converting a schema has
+// effects (the $defs names it hands out, the warnings it gives) whose order
+// must not depend on Go's map iteration.
+func sortedKeys(m openapi3.Schemas) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func contains(l []string, s string) bool {

@@ -24,6 +24,11 @@ type CorpusSpec struct {
 	// Ops is the number of operations under `paths` the listing gives.
 	Ops  int
 	Wild bool
+	// RefRoot is the folder the spec's $refs may read below when it is not
+	// the entry file's own: a multi-file spec of the README
+	// (petstore-separate-v2/spec/swagger.yaml refers to ../common/) reads
+	// below its corpus entry's folder.
+	RefRoot string
 }
 
 // Pkg is the spec's name as a Go package name (also its binary's name and
@@ -114,11 +119,12 @@ func readmeSpecs(dir string) ([]CorpusSpec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("corpus README: %s: ops %q is not a number", file, cells[3])
 		}
-		name := strings.TrimSuffix(file, ext)
+		name, refRoot := strings.TrimSuffix(file, ext), ""
 		if i := strings.IndexByte(name, '/'); i >= 0 {
 			name = name[:i] // petstore-separate-v2/spec/swagger.yaml
+			refRoot = filepath.Join(dir, name)
 		}
-		out = append(out, CorpusSpec{Name: name, Path: filepath.Join(dir, filepath.FromSlash(file)), Version: strings.TrimSpace(cells[2]), Ops: ops})
+		out = append(out, CorpusSpec{Name: name, Path: filepath.Join(dir, filepath.FromSlash(file)), Version: strings.TrimSpace(cells[2]), Ops: ops, RefRoot: refRoot})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("corpus README lists no specs")

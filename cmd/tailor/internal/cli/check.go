@@ -134,7 +134,7 @@ func reportBreaking(o generator.Options, against string, res *generator.Result, 
 		}
 		oldData, oldName = data, o.SpecPath+" at "+commit[:12]
 	}
-	lo := load.Options{AllowRemoteRefs: o.AllowRemoteRefs, SkipValidation: true}
+	lo := load.Options{AllowRemoteRefs: o.AllowRemoteRefs, RefRoot: o.RefRoot, SkipValidation: true}
 	oldSpec, err := load.LoadData(o.SpecPath, oldData, lo)
 	if err != nil {
 		note("cannot load %s: %v", oldName, err)

@@ -37,7 +37,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.AddCommand(newGenerateCmd())
 	root.AddCommand(newDiffCmd(), newLintCmd(), newCheckCmd(), newInitCmd(), newMCPConfigCmd())
-	root.AddCommand(newServeCmd())
+	root.AddCommand(newServeCmd(), newMessagesCmd())
 
 	err := root.Execute()
 	if err == nil {

@@ -63,7 +63,7 @@ Exit status: 0, 1 when the inputs have errors (also when the overlay no longer a
 					old = &toolSets{raw: oldRaw.raw, curated: cur.curated, overlay: cur.overlay}
 				}
 				// The new spec, raw, and the overlay's diagnostics on it.
-				newRaw, err := generator.Build(generator.Options{SpecPath: f.spec, AllowRemoteRefs: f.allowRemoteRefs, SkipValidation: true})
+				newRaw, err := generator.Build(generator.Options{SpecPath: f.spec, AllowRemoteRefs: f.allowRemoteRefs, RefRoot: f.refRoot, SkipValidation: true})
 				if err != nil {
 					return err
 				}
@@ -98,6 +98,6 @@ Exit status: 0, 1 when the inputs have errors (also when the overlay no longer a
 	fl.StringVar(&f.overlay, "overlay", "", "tailor overlay that curates the tool set (without it both sides are the raw set)")
 	fl.StringVar(&format, "format", "table", "output format: table, markdown or json")
 	fl.StringVar(&against, "against", "", "an older version of the spec: show what the change to --spec does to the curated tools")
-	fl.BoolVar(&f.allowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs")
+	f.addRefFlags(fl)
 	return cmd
 }

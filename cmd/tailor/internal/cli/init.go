@@ -37,7 +37,7 @@ Without --out the draft goes to stdout. An existing --out file is not overwritte
 					return &exitError{code: ExitUsage, err: fmt.Errorf("tailor init: %s exists; pass --force to overwrite it", out)}
 				}
 			}
-			res, err := generator.Build(generator.Options{SpecPath: f.spec, AllowRemoteRefs: f.allowRemoteRefs, SkipValidation: true})
+			res, err := generator.Build(generator.Options{SpecPath: f.spec, AllowRemoteRefs: f.allowRemoteRefs, RefRoot: f.refRoot, SkipValidation: true})
 			if err != nil {
 				return err
 			}
@@ -57,6 +57,6 @@ Without --out the draft goes to stdout. An existing --out file is not overwritte
 	fl.StringVar(&f.spec, "spec", "", "OpenAPI description to read (YAML or JSON)")
 	fl.StringVar(&out, "out", "", "file to write the overlay to (default: stdout)")
 	fl.BoolVar(&force, "force", false, "overwrite --out if it exists")
-	fl.BoolVar(&f.allowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs")
+	f.addRefFlags(fl)
 	return cmd
 }

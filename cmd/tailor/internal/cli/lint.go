@@ -80,6 +80,6 @@ have errors, 2 on a wrong command line.`,
 	fl.StringVar(&format, "format", "text", "output format: text or json")
 	fl.IntVar(&budget, "budget", lint.DefaultBudget, "most tokens tools/list may take (o200k_base estimate); 0 for no budget")
 	fl.BoolVar(&listRules, "list-rules", false, "list the rules, their severities and why they exist, and exit")
-	fl.BoolVar(&f.allowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs")
+	f.addRefFlags(fl)
 	return cmd
 }

@@ -19,7 +19,7 @@ import (
 func addGenerateFlags(f *pflag.FlagSet, o *generator.Options, omitVersion *bool, out string) {
 	f.StringVar(&o.SpecPath, "spec", "", "OpenAPI description to read (YAML or JSON)")
 	f.StringVar(&o.OverlayPath, "overlay", "", "tailor overlay (YAML) that curates the tool set; without it every operation is a raw tool")
-	f.BoolVar(&o.Strict, "strict", false, "treat overlay actions that match nothing as errors")
+	f.BoolVar(&o.Strict, "strict", false, "refuse, instead of warning, overlay actions that match nothing and spec defects tailor would repair or leave out")
 	f.StringVar(&o.OutDir, "out", "", out)
 	f.StringVar(&o.Package, "package", "", "Go package name (default: the last element of --out)")
 	f.BoolVar(&o.Main, "main", false, "also write a runnable main.go (in cmd/<name>/, or in --out when --package is main)")
@@ -27,9 +27,13 @@ func addGenerateFlags(f *pflag.FlagSet, o *generator.Options, omitVersion *bool,
 	f.StringVar(&o.Name, "name", "", "server name reported to clients (default: the package name)")
 	f.StringVar(&o.EnvPrefix, "env-prefix", "", "prefix of the environment variables the server reads (default: the name in upper case)")
 	f.BoolVar(&o.AllowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs (off: a spec should not make tailor send requests)")
+	f.StringVar(&o.RefRoot, "ref-root", "", refRootUsage)
 	f.BoolVar(&o.SkipValidation, "no-validate", false, "skip strict spec validation (it only produces warnings)")
 	f.BoolVar(omitVersion, "omit-version", false, "leave tailor's version out of the generated header (stable golden files)")
 }
+
+// refRootUsage explains --ref-root wherever it is declared.
+const refRootUsage = "folder local $refs may read files below (default: the spec's folder)"
 
 // checkGenerateFlags checks the flags of addGenerateFlags and fills in the
 // defaults that depend on others.

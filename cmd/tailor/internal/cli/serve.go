@@ -53,6 +53,7 @@ variables use the same prefix.`,
 	f.StringVar(&o.Name, "name", "", "server name, also the environment variable prefix (default: the overlay's server.name, or tailor)")
 	f.StringVar(&o.EnvPrefix, "env-prefix", "", "prefix of the environment variables the server reads (default: the name in upper case)")
 	f.BoolVar(&o.AllowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs")
+	f.StringVar(&o.RefRoot, "ref-root", "", refRootUsage)
 	f.BoolVar(&o.SkipValidation, "no-validate", false, "skip strict spec validation (it only produces warnings)")
 	return cmd
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/generator/ir"
 	"github.com/tailormcp/tailor/overlays"
@@ -21,12 +23,19 @@ type toolSets struct {
 type specFlags struct {
 	spec, overlay   string
 	allowRemoteRefs bool
+	refRoot         string
+}
+
+// addRefFlags declares the flags that say what a spec's $refs may read.
+func (f *specFlags) addRefFlags(fl *pflag.FlagSet) {
+	fl.BoolVar(&f.allowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs")
+	fl.StringVar(&f.refRoot, "ref-root", "", refRootUsage)
 }
 
 // build runs the pipeline without rendering, with and without the overlay.
 // Spec validation is skipped: its warnings are generate's business.
 func (f specFlags) build() (*toolSets, error) {
-	opts := generator.Options{SpecPath: f.spec, OverlayPath: f.overlay, AllowRemoteRefs: f.allowRemoteRefs, SkipValidation: true}
+	opts := generator.Options{SpecPath: f.spec, OverlayPath: f.overlay, AllowRemoteRefs: f.allowRemoteRefs, RefRoot: f.refRoot, SkipValidation: true}
 	cur, err := generator.Build(opts)
 	if err != nil {
 		return nil, err

@@ -237,14 +237,16 @@ func TestInitDraftsAnOverlayThatGenerates(t *testing.T) {
 		filepath.Join(repoRoot, "testdata", "golden", "swagger2", "openapi.json"),
 		filepath.Join(repoRoot, "testdata", "golden", "names", "openapi.yaml"),
 	} {
-		t.Run(filepath.Base(filepath.Dir(spec)), func(t *testing.T) { initGenerates(t, spec) })
+		t.Run(filepath.Base(filepath.Dir(spec)), func(t *testing.T) { initGenerates(t, spec, "") })
 	}
 }
 
-func initGenerates(t *testing.T, spec string) {
+// initGenerates checks tailor init's draft for spec, whose $refs may read
+// below refRoot ("" for the spec's folder).
+func initGenerates(t *testing.T, spec, refRoot string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "tools.yaml")
-	code, _, stderr := run(t, "init", "--spec", spec, "--out", out)
+	code, _, stderr := run(t, "init", "--spec", spec, "--out", out, "--ref-root", refRoot)
 	if code != ExitOK {
 		t.Fatalf("init: exit %d\n%s", code, stderr)
 	}
@@ -258,11 +260,11 @@ func initGenerates(t *testing.T, spec string) {
 	if _, err := overlays.Parse(out, data); err != nil {
 		t.Fatalf("the draft does not parse: %v\n%s", err, data)
 	}
-	raw, err := generator.Build(generator.Options{SpecPath: spec, SkipValidation: true})
+	raw, err := generator.Build(generator.Options{SpecPath: spec, RefRoot: refRoot, SkipValidation: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cur, err := generator.Build(generator.Options{SpecPath: spec, OverlayPath: out, SkipValidation: true})
+	cur, err := generator.Build(generator.Options{SpecPath: spec, OverlayPath: out, RefRoot: refRoot, SkipValidation: true})
 	if err != nil {
 		t.Fatalf("the draft does not generate: %v\n%s", err, data)
 	}
@@ -402,8 +404,8 @@ func TestWorkflowOnCorpus(t *testing.T) {
 				t.Skip("large spec in -short mode")
 			}
 			commands := [][]string{
-				{"diff", "--spec", spec, "--format", "json"},
-				{"lint", "--spec", spec, "--format", "json"},
+				{"diff", "--spec", spec, "--format", "json", "--ref-root", cs.RefRoot},
+				{"lint", "--spec", spec, "--format", "json", "--ref-root", cs.RefRoot},
 			}
 			if cs.Wild {
 				commands = commands[1:]
@@ -432,7 +434,7 @@ func TestWorkflowOnCorpus(t *testing.T) {
 				}
 			}
 			if !cs.Wild {
-				initGenerates(t, spec)
+				initGenerates(t, spec, cs.RefRoot)
 			}
 		})
 	}

@@ -1,0 +1,245 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// fetcher reads what a spec's $refs name, and nothing else: local files
+// below the ref root only (a spec from elsewhere must not pull
+// /etc/passwd or ../secrets/key.pem into the generated code, whose
+// descriptions are spec text), http(s) URLs only when allowed, and either
+// within limits of size and time. kin-openapi, the repair pass and the
+// error explanation all read through one fetcher.
+type fetcher struct {
+	// root is the folder local $refs must stay below, absolute; real is
+	// the same with symbolic links resolved, which the files' real paths
+	// are checked against too, so a link cannot lead out.
+	root, real string
+	// shown is the root in messages (made relative to the working
+	// directory when printed).
+	shown  string
+	remote *http.Client // nil: remote $refs are refused
+	// cache holds what was read, by location: kin-openapi reads a file
+	// again for every $ref to it, and a load must see one version of it.
+	mu    sync.Mutex
+	cache map[string][]byte
+}
+
+// Limits of what a $ref may read. Variables so that tests can lower them.
+var (
+	maxFileSize   int64 = 512 << 20
+	maxRemoteSize int64 = 64 << 20
+	remoteTimeout       = 30 * time.Second
+)
+
+// newFetcher confines the $refs of the spec at specPath to refRoot, or to
+// the spec's own folder when refRoot is "".
+func newFetcher(specPath, refRoot string, allowRemote bool) (*fetcher, error) {
+	if refRoot == "" {
+		refRoot = filepath.Dir(specPath)
+	}
+	root, err := filepath.Abs(refRoot)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("--ref-root %s: %w", refRoot, unwrapPathError(err))
+	}
+	f := &fetcher{root: root, real: real, shown: root}
+	if allowRemote {
+		f.remote = &http.Client{
+			Timeout: remoteTimeout,
+			CheckRedirect: func(req *http.Request, via []*http.Request) error {
+				if len(via) >= 5 {
+					return errors.New("more than 5 redirects")
+				}
+				return nil
+			},
+		}
+	}
+	return f, nil
+}
+
+// read is a kin-openapi ReadFromURIFunc body: the bytes at location.
+func (f *fetcher) read(location *url.URL) ([]byte, error) {
+	key := locKey(location)
+	f.mu.Lock()
+	data, ok := f.cache[key]
+	f.mu.Unlock()
+	if ok {
+		return data, nil
+	}
+	data, err := f.readOnce(location)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	if f.cache == nil {
+		f.cache = map[string][]byte{}
+	}
+	f.cache[key] = data
+	f.mu.Unlock()
+	return data, nil
+}
+
+func (f *fetcher) readOnce(location *url.URL) ([]byte, error) {
+	switch location.Scheme {
+	case "", "file":
+		return f.local(location.Path)
+	case "http", "https":
+		if f.remote == nil {
+			return nil, &RemoteRefError{URL: location.String()}
+		}
+		return f.fetch(location)
+	}
+	return nil, fmt.Errorf("unsupported $ref scheme %q in %s", location.Scheme, location)
+}
+
+// OutsideRootError is returned for a local $ref to a file outside the ref
+// root.
+type OutsideRootError struct {
+	Path string // the file, absolute
+	Link string // where Path leads, when it is a link that leads out
+	Root string // the root, absolute
+}
+
+func (e *OutsideRootError) Error() string {
+	return fmt.Sprintf("%s is outside %s, the folder $refs may read", e.Path, e.Root)
+}
+
+// message is the error for ref, which reads the file: what it reads, and
+// how to allow it (a --ref-root holding both the spec's folder and the
+// file, unless that is the whole file system).
+func (e *OutsideRootError) message(ref string) string {
+	target := e.Path
+	msg := fmt.Sprintf("$ref %q reads %s, outside %s, the folder $refs may read", ref, fromWorkDir(e.Path), fromWorkDir(e.Root))
+	if e.Link != "" {
+		target = e.Link
+		msg = fmt.Sprintf("$ref %q reads %s, a link to %s, outside %s, the folder $refs may read", ref, fromWorkDir(e.Path), fromWorkDir(e.Link), fromWorkDir(e.Root))
+	}
+	common, err := filepath.Abs(e.Root)
+	if err != nil {
+		return msg
+	}
+	for !within(common, target) {
+		common = filepath.Dir(common)
+	}
+	if filepath.Dir(common) == common {
+		return msg + ": tailor reads only files below the spec's folder unless --ref-root DIR names a wider one"
+	}
+	return msg + ": to allow it, run with --ref-root " + fromWorkDir(common)
+}
+
+// fromWorkDir names a path relative to the working directory when it can
+// (climbing out with .. if need be), so that messages hold no machine's
+// paths.
+func fromWorkDir(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, abs); err == nil {
+			return rel
+		}
+	}
+	return abs
+}
+
+// within reports whether path is root or below it.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// local reads a file below the root. The check comes before any other
+// look at the file, so that a spec cannot even learn whether a file
+// outside exists.
+func (f *fetcher) local(path string) ([]byte, error) {
+	path = filepath.Clean(filepath.FromSlash(path))
+	if !within(f.root, path) {
+		return nil, &OutsideRootError{Path: path, Root: f.shown}
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if _, serr := os.Stat(path); serr != nil {
+			return nil, serr // names the file, not the first missing folder
+		}
+		return nil, err
+	}
+	if !within(f.real, real) {
+		return nil, &OutsideRootError{Path: path, Link: real, Root: f.shown}
+	}
+	// Only regular files: a $ref to /dev/zero or a FIFO would never finish.
+	st, err := os.Stat(real)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	}
+	if st.Size() > maxFileSize {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", maxFileSize>>20)}
+	}
+	return os.ReadFile(real)
+}
+
+// RemoteError is a remote $ref that could not be fetched.
+type RemoteError struct {
+	URL string
+	Err error
+}
+
+func (e *RemoteError) Error() string { return fmt.Sprintf("cannot fetch %s: %v", e.URL, e.Err) }
+func (e *RemoteError) Unwrap() error { return e.Err }
+
+// fetch GETs a remote $ref, within remoteTimeout and maxRemoteSize.
+func (f *fetcher) fetch(location *url.URL) ([]byte, error) {
+	u := *location
+	u.Fragment = ""
+	resp, err := f.remote.Get(u.String())
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		if isTimeout(err) {
+			err = fmt.Errorf("no answer within %v", remoteTimeout)
+		}
+		return nil, &RemoteError{URL: u.String(), Err: err}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, &RemoteError{URL: u.String(), Err: fmt.Errorf("HTTP %s", resp.Status)}
+	}
+	if resp.ContentLength > maxRemoteSize {
+		return nil, &RemoteError{URL: u.String(), Err: fmt.Errorf("larger than %d MiB", maxRemoteSize>>20)}
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxRemoteSize+1))
+	if err != nil {
+		if isTimeout(err) {
+			err = fmt.Errorf("no answer within %v", remoteTimeout)
+		}
+		return nil, &RemoteError{URL: u.String(), Err: err}
+	}
+	if int64(len(data)) > maxRemoteSize {
+		return nil, &RemoteError{URL: u.String(), Err: fmt.Errorf("larger than %d MiB", maxRemoteSize>>20)}
+	}
+	return data, nil
+}
+
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}

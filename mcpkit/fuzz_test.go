@@ -1,0 +1,153 @@
+package mcpkit
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fuzzTool has an argument in every slot a model fills: path, query,
+// header, cookie and JSON body fields (nested, a list).
+var fuzzTool = &Tool{
+	Name: "update_item",
+	InputSchema: `{"type":"object","additionalProperties":false,"required":["item_id"],"properties":{
+		"item_id":{"type":"string","maxLength":64},
+		"tags":{"type":"array","items":{"type":"string"}},
+		"X-Trace":{"type":"string"},
+		"session":{"type":"string"},
+		"count":{"type":"integer","minimum":0},
+		"note":{"type":["string","null"]},
+		"meta":{"type":"object"}}}`,
+	Security: [][]string{{"key"}},
+}
+
+func fuzzRequest(c *Call) *Request {
+	r := c.Request(http.MethodPatch, "/items/{item_id}/notes")
+	r.Path("item_id", c.Arg("item_id"), Simple)
+	r.Query("tags", c.Arg("tags"), FormStyle)
+	r.Header("X-Trace", c.Arg("X-Trace"), Simple)
+	r.Cookie("session", c.Arg("session"), FormStyle)
+	r.Body(JSON, "application/json", false)
+	r.Field("count", c.Arg("count"))
+	r.Field("note", c.Arg("note"))
+	r.Field("meta", c.Arg("meta"))
+	return r
+}
+
+// FuzzArguments drives what a model can send through decoding, validation
+// and request building, and checks the promises that hold for any input:
+// no panic; a refusal is a message, never empty; an accepted call's
+// request goes to the configured host, keeps the path's shape (the value
+// stays in its one segment), carries no header a value injected, and
+// sends a body that is JSON. Run with -fuzz=FuzzArguments; the seeds run
+// with the other tests.
+func FuzzArguments(f *testing.F) {
+	for _, seed := range []string{
+		`{"item_id":"a1"}`,
+		`{"item_id":"../../admin?x=1#y","tags":["a","b,c"],"X-Trace":"t","session":"s;x=1","count":3,"note":null,"meta":{"k":[1,{"z":2}]}}`,
+		`{"item_id":"a","X-Trace":"x\r\nX-Injected: 1"}`,
+		`{"item_id":"%2e%2e","session":"a\u0000b"}`,
+		`{"item_id":"a","count":-1}`,
+		`{"item_id":"a","count":12345678901234567890123}`,
+		`{"item_id":"..","tags":[]}`,
+		`{"item_id":"a","extra":1}`,
+		`[1,2]`, `null`, `"x"`, ``, `{`, `{"item_id":"a"} trailing`,
+		strings.Repeat(`{"meta":`, 100) + `{}` + strings.Repeat(`}`, 100),
+		`{"item_id":"` + strings.Repeat("é", 40) + `"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	k, err := NewKit(API{Name: "fuzz", EnvPrefix: "FUZZ", Schemes: []Scheme{{Name: "key", Kind: APIKey, In: "query", ParamName: "api_key", Env: "FUZZ_KEY"}}},
+		Config{BaseURL: "https://api.example.test/v1", Getenv: func(string) string { return "fuzz-secret-key" }, Log: &bytes.Buffer{}, MaxArgumentBytes: 64 << 10})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: fuzzTool.Name, Arguments: json.RawMessage(raw)}}
+		c, bad := k.newCall(context.Background(), req, fuzzTool)
+		if c == nil {
+			t.Fatal("no call returned: the refusal could not be audited")
+		}
+		if bad != nil {
+			if !bad.IsError || strings.TrimSpace(textOf(bad)) == "" {
+				t.Fatalf("a refusal without a message: %+v", bad)
+			}
+			return
+		}
+		r := fuzzRequest(c)
+		if r.err != nil {
+			if msg := c.say("request_not_built", M{"problem": r.err.Error()}); msg == "" {
+				t.Fatal("empty message")
+			}
+			return
+		}
+		hr, err := c.build(r)
+		if err != nil {
+			return // refused while building: nothing is sent
+		}
+		if hr.URL.Scheme != "https" || hr.URL.Host != "api.example.test" {
+			t.Fatalf("the request left the backend: %s", hr.URL)
+		}
+		segs := strings.Split(strings.TrimPrefix(hr.URL.EscapedPath(), "/"), "/")
+		if len(segs) != 4 || segs[0] != "v1" || segs[1] != "items" || segs[3] != "notes" || segs[2] == "" || segs[2] == "." || segs[2] == ".." {
+			t.Fatalf("the path lost its shape: %s", hr.URL.EscapedPath())
+		}
+		for name, vals := range hr.Header {
+			for _, v := range vals {
+				if strings.ContainsAny(v, "\r\n\x00") {
+					t.Fatalf("header %s carries a line break: %q", name, v)
+				}
+			}
+		}
+		for name := range hr.Header {
+			switch http.CanonicalHeaderKey(name) {
+			case "X-Trace", "Cookie", "Content-Type", "Accept", "User-Agent":
+			default:
+				t.Fatalf("an unexpected header %s", name)
+			}
+		}
+		if got := hr.URL.Query().Get("api_key"); got != "fuzz-secret-key" {
+			t.Fatalf("the credential is %q", got)
+		}
+		if r.hasBody() && !json.Valid(r.body) {
+			t.Fatalf("the body is not JSON: %s", r.body)
+		}
+	})
+}
+
+// FuzzRedact: whatever surrounds a secret in one of its encoded forms, the
+// redacted text holds none of the forms, and text without a secret (nor
+// anything that could encode one) is unchanged.
+func FuzzRedact(f *testing.F) {
+	const secret = "s3c+r/t= \"x\""
+	jsonEsc := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
+	forms := []string{secret, url.QueryEscape(secret), url.PathEscape(secret), jsonEsc(secret), jsonEsc(jsonEsc(secret)),
+		jsonEsc(url.QueryEscape(secret)), base64.StdEncoding.EncodeToString([]byte("me:" + secret)), base64.RawURLEncoding.EncodeToString([]byte("me:" + secret))}
+	for i, s := range []string{"", "key=", "a %2B b", `"\\`, "czNj", "nothing here", "%%%", `\u00`} {
+		f.Add(s, s, uint8(i))
+	}
+	r := newRedactor([]string{secret}, []string{"me:" + secret})
+	f.Fuzz(func(t *testing.T, before, after string, which uint8) {
+		form := forms[int(which)%len(forms)]
+		out := r.String(before + form + after)
+		for _, fm := range forms {
+			if strings.Contains(out, fm) {
+				t.Fatalf("%q → %q still holds %q", before+form+after, out, fm)
+			}
+		}
+		if !strings.Contains(out, redacted) {
+			t.Fatalf("%q → %q: nothing redacted", before+form+after, out)
+		}
+		plain := before + after
+		if !strings.ContainsAny(plain, "s%\\+bB") && r.String(plain) != plain {
+			t.Fatalf("changed text without a secret: %q", plain)
+		}
+	})
+}

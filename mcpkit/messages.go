@@ -1,0 +1,313 @@
+package mcpkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"text/template"
+)
+
+// Message is a built-in text that a model (or, for approval questions, a
+// person) reads: what went wrong and what to do next, or what was done.
+// Every one is a template over named fields, rendered by Call.say, and an
+// overlay can replace any of them, for the whole server (`messages:`) or
+// for one tool (`tools.<name>.messages:`); tailor checks the replacement's
+// id and fields at generate time.
+//
+// The defaults are domain-neutral: they speak of "the API", "the user",
+// "the change", never of a business they cannot know.
+//
+// To add a message: add an entry to catalog (id in snake_case, the default
+// text, every field it may use with what it holds), then call
+// c.say("the_id", M{...}) where the text was. Every field listed is
+// available to overrides; say fills those a call site leaves out with "".
+// TestCatalog renders each default and checks it is domain-neutral.
+type Message struct {
+	ID     string  `json:"id"`
+	Text   string  `json:"text"`
+	Fields []Field `json:"fields"`
+}
+
+// Field is a value a message template can read as .name.
+type Field struct {
+	Name string `json:"name"`
+	Doc  string `json:"doc"`
+}
+
+// M holds a message's fields.
+type M map[string]any
+
+// Fields every message has.
+var commonFields = []Field{{"tool", "the tool's name"}}
+
+var (
+	statusField   = Field{"status", `the HTTP status, e.g. "HTTP 404 Not Found"`}
+	codeField     = Field{"code", "the HTTP status code, e.g. 404"}
+	detailField   = Field{"detail", "what the API said (its error message), or empty"}
+	hostField     = Field{"host", "the API's host"}
+	timeoutField  = Field{"timeout", `the request timeout, e.g. "30s"`}
+	errorField    = Field{"error", "the underlying error"}
+	limitField    = Field{"limit", `the limit, e.g. "10 MiB"`}
+	idField       = Field{"id", "the quote id"}
+	confirmField  = Field{"confirm_tool", "the tool that carries the quote out"}
+	quoteToolFld  = Field{"quote_tool", "the tool that makes quotes for this one"}
+	expiresField  = Field{"expires_at", "when the quote expires (RFC 3339)"}
+	questionField = Field{"question", "the approval question asked"}
+)
+
+// failureFields are the fields of every message about a failed HTTP call.
+var failureFields = []Field{statusField, codeField, detailField}
+
+const saidText = `{{if .detail}} The API said: {{.detail}}.{{end}}`
+
+var catalog = []Message{
+	// What the server lacks to make any call (see settings.go).
+	{ID: "base_url_missing", Fields: []Field{{"problem", "what is wrong with the configured base URL, or that none is set"}, {"fix", "how to set it"}},
+		Text: "This MCP server is not configured with the API's address ({{.problem}}), so nothing was sent. Whoever runs the server must {{.fix}} and restart it. Tell the user; retrying will not help."},
+	{ID: "credentials_missing", Fields: []Field{{"settings", "the environment variables that would supply a credential, alternatives joined by \", or\""}},
+		Text: "This MCP server has no credentials for this operation of the API, so nothing was sent. Whoever runs the server must set {{.settings}} in its environment and restart it. Tell the user; retrying will not help."},
+
+	// Arguments.
+	{ID: "arguments_not_object", Text: "Invalid arguments: they must be a JSON object of named arguments. Call {{.tool}} again with an object matching its input schema."},
+	{ID: "arguments_too_large", Fields: []Field{{"size", `the arguments' size, e.g. "12 MiB"`}, limitField},
+		Text: "The arguments are {{.size}}, over this server's limit of {{.limit}}, so they were not read and nothing was sent to the API. Send less data (fewer or shorter values) and call {{.tool}} again."},
+	{ID: "arguments_too_deep", Fields: []Field{{"limit", "the deepest nesting allowed"}},
+		Text: "The arguments are nested more than {{.limit}} levels deep, so they were not read and nothing was sent to the API. Give them the shape of the tool's input schema and call {{.tool}} again."},
+	{ID: "arguments_invalid", Fields: []Field{{"problems", "what is wrong, argument by argument"}},
+		Text: "Invalid arguments for {{.tool}}: {{.problems}}. Nothing was sent to the API. Fix the arguments to match the tool's input schema and call it again."},
+	{ID: "request_not_built", Fields: []Field{{"problem", "why the request could not be built"}},
+		Text: "Invalid arguments for {{.tool}}: {{.problem}}. Nothing was sent to the API; fix the arguments and call again."},
+	{ID: "context_missing", Fields: []Field{{"name", "the context value's name"}, {"sources", "where the server looks for it"}},
+		Text: "This session has no {{.name}}: the server takes it from {{.sources}}, and none was provided, so nothing was sent to the API. It identifies the caller and cannot be given as a tool argument. Tell the user their session is not identified (they may need to sign in again); do not ask them for it or try other tools to get around it."},
+
+	// The API answered with a failure status.
+	{ID: "invalid_argument", Fields: failureFields,
+		Text: "The API rejected the request as invalid ({{.status}})." + saidText + " Correct the argument it names and call {{.tool}} again; do not repeat the same arguments."},
+	{ID: "refused", Fields: failureFields,
+		Text: "The API refused the request ({{.status}})." + saidText + " If that names an argument you can correct, correct it and call {{.tool}} again. If it is a rule of the service (the current state of something, or a limit), the same request will be refused again: tell the user why instead of retrying."},
+	{ID: "not_permitted", Fields: failureFields,
+		Text: "Not permitted ({{.status}})." + saidText + " The MCP server's credentials do not allow this call. Do not retry it and do not look for another tool to get around it; tell the user it is not permitted."},
+	{ID: "not_found", Fields: failureFields,
+		Text: "Not found ({{.status}})." + saidText + " Nothing exists at the identifiers you passed. Check them (for example by listing or searching first) instead of guessing new ones."},
+	{ID: "not_supported", Fields: failureFields,
+		Text: "The API does not support this operation here ({{.status}})." + saidText + " Do not retry."},
+	{ID: "conflict", Fields: failureFields,
+		Text: "Conflict ({{.status}})." + saidText + " The resource's current state does not allow this. Read its current state again and decide from that; do not repeat the call unchanged."},
+	{ID: "precondition_failed", Fields: failureFields,
+		Text: "Precondition failed ({{.status}})." + saidText + " The resource changed since you read it; read it again before retrying."},
+	{ID: "request_too_large", Fields: failureFields,
+		Text: "The request was too large ({{.status}})." + saidText + " Send less data."},
+	{ID: "rate_limited", Fields: append([]Field{{"wait", `how long to wait, e.g. "30 seconds"`}}, failureFields...),
+		Text: "Rate limited ({{.status}}): too many requests." + saidText + " Wait {{.wait}} before calling {{.tool}} again."},
+	{ID: "server_error", Fields: failureFields,
+		Text: "The API failed ({{.status}})." + saidText + " This is a problem on the API's side, not with your arguments. You may retry once later; if it keeps failing, tell the user the service is having trouble."},
+	{ID: "server_error_write", Fields: failureFields,
+		Text: "The API failed ({{.status}}) while handling this change." + saidText + " It may or may not have taken effect. Check the current state with a read-only tool before trying again, and do not resend it blindly."},
+	{ID: "redirect", Fields: append([]Field{{"location", "where the redirect pointed (its Location header), or empty"}}, failureFields...),
+		Text: "The API answered with a redirect ({{.status}}){{if .location}} to {{.location}}{{end}}. The MCP server does not follow redirects, so nothing further was requested there." + saidText + " The server's base URL is probably misconfigured; tell the user."},
+	{ID: "other_status", Fields: failureFields, Text: "The API answered {{.status}}." + saidText},
+
+	// The request could not be made, the API could not be reached, or it
+	// did not answer.
+	{ID: "request_unbuildable", Fields: []Field{errorField},
+		Text: "The MCP server could not build the request for {{.tool}} ({{.error}}), so nothing was sent. This is a defect in the server's configuration or in the API description, not a problem with the API's availability or your arguments: retrying will not help. Tell the user."},
+	{ID: "certificate_untrusted", Fields: []Field{hostField, errorField},
+		Text: "The API at {{.host}} presented a TLS certificate the MCP server does not trust ({{.error}}). Retrying will not help: the server's base URL or the API's certificate is wrong; tell the user."},
+	{ID: "cancelled", Text: "The call was cancelled before the API answered."},
+	{ID: "unreachable", Fields: []Field{hostField, timeoutField},
+		Text: "Could not reach the API at {{.host}} within {{.timeout}}; nothing was sent. Retry later; if it keeps failing, tell the user the service is unreachable."},
+	{ID: "timeout", Fields: []Field{timeoutField},
+		Text: "The API did not answer within {{.timeout}}. This call is safe to repeat: retry once; if it times out again, tell the user the service is slow or down."},
+	{ID: "timeout_write", Fields: []Field{timeoutField},
+		Text: "The request was sent but the API did not answer within {{.timeout}}, so the outcome is unknown: the change may or may not have been made. Do not call {{.tool}} again blindly; first check with a read-only tool whether it took effect."},
+	{ID: "connection_refused", Fields: []Field{hostField},
+		Text: "Could not connect to the API at {{.host}} (connection refused); nothing was sent. The service is down or the server is misconfigured. Retry later or tell the user."},
+	{ID: "host_unknown", Fields: []Field{hostField},
+		Text: "Could not resolve the API host {{.host}}; nothing was sent. The server is misconfigured; tell the user."},
+	{ID: "connection_lost_write", Fields: []Field{errorField},
+		Text: "The connection to the API failed after the request was sent ({{.error}}), so the outcome is unknown. Do not call {{.tool}} again blindly; check with a read-only tool whether it took effect."},
+	{ID: "connection_failed", Fields: []Field{errorField},
+		Text: "The call to the API failed: {{.error}}. Retry later; if it keeps failing, tell the user."},
+
+	// The API answered 2xx with something that cannot be used.
+	{ID: "response_too_large", Fields: []Field{statusField, limitField},
+		Text: "The API's answer ({{.status}}) is larger than this server's limit of {{.limit}}, so it was not read and none of it is shown. Ask for less (a filter, a smaller page or limit, a narrower query) and call {{.tool}} again. The server's operator can raise the limit (--max-response-bytes)."},
+	{ID: "response_too_large_write", Fields: []Field{statusField, limitField},
+		Text: "The API accepted the change ({{.status}}), but its answer is larger than this server's limit of {{.limit}}, so it was not read: the change was most likely made, but what it returned is not known. Check the result with a read-only tool; do not call {{.tool}} again to find out."},
+	{ID: "response_invalid", Fields: []Field{statusField, {"content_type", "the answer's Content-Type, or empty"}, {"problem", "what is wrong with it"}, {"excerpt", "the start of the answer, or empty"}},
+		Text: "The API answered {{.status}}, but {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}, so the answer cannot be used. This is a problem on the API's side, not with your arguments. Retry once later; if it happens again, tell the user the service is returning broken answers."},
+	{ID: "response_invalid_write", Fields: []Field{statusField, {"content_type", "the answer's Content-Type, or empty"}, {"problem", "what is wrong with it"}, {"excerpt", "the start of the answer, or empty"}},
+		Text: "The API answered {{.status}} to this change, but {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}, so what it did is not known: the change may or may not have been made. Check with a read-only tool before trying again, and do not resend it blindly."},
+	{ID: "quote_not_made", Fields: []Field{statusField, {"problem", "what is wrong with the answer"}},
+		Text: "The API answered {{.status}}, but {{.problem}}, so no quote was made and there is nothing to carry out. This is a problem on the API's side. Retry once later; if it happens again, tell the user the service cannot compute it now."},
+	{ID: "done_no_content", Fields: []Field{statusField},
+		Text: "Done: the API answered {{.status}} with no content."},
+	{ID: "binary_content", Fields: []Field{statusField, {"size", "the content's size in bytes"}, {"content_type", "its Content-Type"}, {"base64", "the content in base64, cut to 4 KiB"}},
+		Text: "The API answered {{.status}} with {{.size}} bytes of binary content ({{.content_type}}), which cannot be shown as text. Base64: {{.base64}}"},
+	{ID: "result_cut", Fields: []Field{limitField, {"size", "the whole result's size in bytes"}},
+		Text: "The result was cut at {{.limit}} of {{.size}} bytes. Ask for less (a smaller limit, a filter, or a narrower query) to see the rest."},
+	{ID: "result_trimmed", Fields: []Field{limitField, {"cuts", "which lists were shortened, and how much"}},
+		Text: "The result was cut to fit {{.limit}} bytes: {{.cuts}}. Ask for less (a smaller limit, a filter, or a narrower query) to see the rest."},
+	{ID: "result_text_failed", Fields: []Field{errorField},
+		Text: "(The summary of this result could not be written: {{.error}}. The call itself succeeded; its data follows.)"},
+
+	// Quotes.
+	{ID: "quote_ready", Fields: []Field{idField, expiresField, confirmField},
+		Text: "Quote {{.id}}, valid until {{.expires_at}}. Nothing has been done yet: tell the user the result above and, once they agree, {{if .confirm_tool}}call {{.confirm_tool}} with quote_id {{.id}}{{else}}carry it out{{end}}."},
+	{ID: "quote_not_stored",
+		Text: "The quote was computed but could not be stored (the server's quote store failed), so it cannot be carried out. Try again in a moment."},
+	{ID: "quote_unknown", Fields: []Field{idField, quoteToolFld},
+		Text: "There is no quote {{printf \"%q\" .id}}. Quote ids come from {{.quote_tool}}; call it (it changes nothing) and use the quote_id it returns. Nothing was done."},
+	{ID: "quote_unreadable",
+		Text: "The quote could not be read (the server's quote store failed). Nothing was done; try again in a moment."},
+	{ID: "quote_other_caller", Fields: []Field{idField, quoteToolFld},
+		Text: "Quote {{.id}} was made for another caller or session, so it cannot be used here. Nothing was done. Call {{.quote_tool}} in this session and show the user the result."},
+	{ID: "quote_wrong_tool", Fields: []Field{idField, quoteToolFld, {"made_by", "the tool that made the quote"}},
+		Text: "{{.id}} is a quote of {{.made_by}}, not of {{.quote_tool}}. Nothing was done; call {{.quote_tool}} to get a quote for this action."},
+	{ID: "quote_used", Fields: []Field{idField, {"used_at", "when it was carried out"}},
+		Text: "Quote {{.id}} was already carried out (at {{.used_at}}) and cannot be used twice. Nothing more was done. Check the current state with a read-only tool instead of retrying."},
+	{ID: "quote_expired", Fields: []Field{idField, expiresField, quoteToolFld},
+		Text: "Quote {{.id}} expired at {{.expires_at}}. Nothing was done. Call {{.quote_tool}} again, tell the user the new result, and carry out the new quote."},
+	{ID: "quote_taken", Fields: []Field{idField},
+		Text: "Quote {{.id}} was carried out by another call a moment ago and cannot be used twice. Nothing more was done."},
+	{ID: "quote_not_consumed",
+		Text: "The quote could not be consumed (the server's quote store failed). Nothing was done; try again in a moment."},
+
+	// Approval by the person.
+	{ID: "approval_question", Fields: []Field{idField, {"quote", "the quoted values as JSON"}},
+		Text: "Approve {{.tool}} with quote {{.id}}? It carries out: {{.quote}}"},
+	{ID: "approval_declined", Fields: []Field{questionField, idField, expiresField},
+		Text: "The user declined ({{printf \"%q\" .question}}). Nothing was done, and quote {{.id}} stays valid until {{.expires_at}}. Ask the user what they want instead; do not retry without their agreement."},
+	{ID: "approval_dismissed", Fields: []Field{idField, expiresField},
+		Text: "The user dismissed the approval request without answering. Nothing was done; quote {{.id}} stays valid until {{.expires_at}}."},
+	{ID: "approval_unavailable", Fields: []Field{questionField},
+		Text: "This action needs the user's explicit approval ({{printf \"%q\" .question}}), and this client cannot ask for it, so nothing was done. Tell the user it needs their approval in a client that can ask for it."},
+
+	// Composed tools.
+	{ID: "step_not_built", Fields: []Field{{"step", "the step's name"}, {"problem", "why its request could not be built"}},
+		Text: "Step {{.step}} could not be built: {{.problem}}. Its request was not sent. This is a problem in the tool's definition or in the data the step reads, not in your arguments."},
+	{ID: "steps_none_done", Fields: []Field{{"step", "the step that failed"}, {"reason", "why it failed"}},
+		Text: "Nothing was done: step {{.step}} failed before any step took effect. {{.reason}}"},
+	{ID: "steps_partly_done", Fields: []Field{{"step", "the step that failed"}, {"reason", "why it failed"}, {"done", "the steps that took effect"}, {"not_run", "the steps that did not run, or empty"}, {"quote", "true for a tool that carries out a quote"}},
+		Text: "Only part of {{.tool}} was done. These steps took effect: {{.done}}. Then step {{.step}} failed{{if .not_run}}, and the steps after it ({{.not_run}}) did not run{{end}}. {{.reason}}{{if .quote}} The quote is used up: do not call {{.tool}} again with it. Tell the user exactly what was and was not done.{{else}} Tell the user exactly what was and was not done before trying anything else.{{end}}"},
+	{ID: "steps_done", Fields: []Field{{"done", "the steps that took effect"}},
+		Text: "Done: {{.done}}."},
+
+	{ID: "internal_error",
+		Text: "The tool failed because of an internal error in the MCP server (this is a bug, not a problem with your arguments). Do not retry; tell the user the tool is broken."},
+}
+
+var messageIndex = func() map[string]*Message {
+	m := make(map[string]*Message, len(catalog))
+	for i := range catalog {
+		msg := &catalog[i]
+		msg.Fields = append(append([]Field(nil), commonFields...), msg.Fields...)
+		if m[msg.ID] != nil {
+			panic("mcpkit: message " + msg.ID + " is in the catalog twice")
+		}
+		m[msg.ID] = msg
+	}
+	return m
+}()
+
+// Catalog returns every built-in message, sorted by id.
+func Catalog() []Message {
+	out := make([]Message, 0, len(catalog))
+	for _, m := range catalog {
+		m.Fields = append([]Field(nil), m.Fields...)
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// LookupMessage returns the built-in message id, if there is one.
+func LookupMessage(id string) (Message, bool) {
+	m, ok := messageIndex[id]
+	if !ok {
+		return Message{}, false
+	}
+	return *m, true
+}
+
+var messageTemplates sync.Map // text → *template.Template
+
+func messageTemplate(text string) (*template.Template, error) {
+	if t, ok := messageTemplates.Load(text); ok {
+		return t.(*template.Template), nil
+	}
+	t, err := ParseTemplate("message", text)
+	if err != nil {
+		return nil, err
+	}
+	messageTemplates.Store(text, t)
+	return t, nil
+}
+
+// say renders message id for this call: the tool's override, else the
+// server's, else the default. An override that fails to render is logged
+// and the default is used; the text is never empty.
+func (c *Call) say(id string, f M) string {
+	var toolOver map[string]string
+	name := ""
+	if c != nil && c.tool != nil {
+		toolOver, name = c.tool.Messages, c.tool.Name
+	}
+	var k *Kit
+	if c != nil {
+		k = c.kit
+	}
+	return k.render(id, name, toolOver, f)
+}
+
+func (k *Kit) render(id, tool string, toolOver map[string]string, f M) string {
+	msg, ok := messageIndex[id]
+	if !ok {
+		panic("mcpkit: unknown message " + id)
+	}
+	data := make(map[string]any, len(msg.Fields))
+	for _, fd := range msg.Fields {
+		data[fd.Name] = ""
+	}
+	for name, v := range f {
+		data[name] = v
+	}
+	data["tool"] = tool
+	var texts []string
+	if s, ok := toolOver[id]; ok {
+		texts = append(texts, s)
+	}
+	if k != nil {
+		if s, ok := k.api.Messages[id]; ok {
+			texts = append(texts, s)
+		}
+	}
+	texts = append(texts, msg.Text)
+	for i, text := range texts {
+		out, err := renderMessage(text, data)
+		if err == nil {
+			return out
+		}
+		if k != nil {
+			k.log.Error("message template failed; using the next one", "message", id, "tool", tool, "override", i < len(texts)-1, "error", err.Error())
+		}
+	}
+	// Only a broken default gets here (TestCatalog renders each one).
+	b, _ := json.Marshal(f)
+	return fmt.Sprintf("%s: %s", id, b)
+}
+
+func renderMessage(text string, data map[string]any) (string, error) {
+	t, err := messageTemplate(text)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	if err := executeTemplate(t, &buf, data); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(buf.String()), nil
+}

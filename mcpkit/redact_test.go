@@ -1,0 +1,137 @@
+package mcpkit
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A secret must not survive in any form a backend, a URL or a log line can
+// give it.
+func TestRedactorForms(t *testing.T) {
+	const key = `k3y+/with "odd" chars=é`
+	const user, pass = "svc-user", "pa ss:wörd"
+	r := newRedactor([]string{key, pass}, []string{user + ":" + pass})
+	jsonEsc := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
+	asciiEsc := func(s string) string { // every character as \uXXXX
+		out := ""
+		for _, r := range s {
+			out += `\u` + hex16(r)
+		}
+		return out
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
+	forms := map[string]string{
+		"raw":                   key,
+		"query-escaped":         url.QueryEscape(key),
+		"path-escaped":          url.PathEscape(key),
+		"lower-case hex":        strings.ToLower(url.QueryEscape(key)),
+		"JSON-escaped":          jsonEsc(key),
+		"JSON in JSON":          jsonEsc(jsonEsc(key)),
+		"unicode-escaped":       asciiEsc(key),
+		"Basic base64url":       base64.RawURLEncoding.EncodeToString([]byte(user + ":" + pass)),
+		"Basic header":          "Basic " + basic,
+		"Basic in JSON":         jsonEsc("Basic " + basic),
+		"password query":        url.QueryEscape(pass),
+		"password raw":          pass,
+		"query key in an error": `Get "http://127.0.0.1:1/x?api_key=` + url.QueryEscape(key) + `": connection refused`,
+	}
+	for name, form := range forms {
+		got := r.String("before " + form + " after")
+		if !strings.Contains(got, redacted) || strings.Contains(got, form) {
+			t.Errorf("%s: %q → %q", name, form, got)
+		}
+		if !strings.HasPrefix(got, "before ") || !strings.HasSuffix(got, " after") {
+			t.Errorf("%s: redacted more than the secret: %q", name, got)
+		}
+	}
+	if got := r.String("nothing secret here: k3y and pa ss"); got != "nothing secret here: k3y and pa ss" {
+		t.Errorf("changed text without a secret: %q", got)
+	}
+}
+
+func hex16(r rune) string {
+	const digits = "0123456789ABCDEF"
+	return string([]byte{digits[r>>12&15], digits[r>>8&15], digits[r>>4&15], digits[r&15]})
+}
+
+// Redacting a decoded value copies what it changes: the value may be a
+// stored quote whose real values are still to be sent.
+func TestRedactorValueCopies(t *testing.T) {
+	r := newRedactor([]string{"s3cret-key"}, nil)
+	inner := map[string]any{"echo": "key=s3cret-key", "n": json.Number("1")}
+	orig := map[string]any{"a": inner, "list": []any{"x", "s3cret-key"}, "s3cret-key": true, "num": json.Number("12345")}
+	got := r.Value(orig).(map[string]any)
+	if inner["echo"] != "key=s3cret-key" || orig["list"].([]any)[1] != "s3cret-key" || orig["s3cret-key"] != true {
+		t.Fatalf("the original was changed: %v", orig)
+	}
+	b, _ := json.Marshal(got)
+	if strings.Contains(string(b), "s3cret-key") || !strings.Contains(string(b), `"echo":"key=[redacted]"`) || !strings.Contains(string(b), `"[redacted]":true`) {
+		t.Fatalf("redacted: %s", b)
+	}
+	if num := newRedactor([]string{"12345"}, nil).Value(json.Number("9123456")); num != redacted {
+		t.Errorf("a number holding the secret: %v", num)
+	}
+}
+
+func TestRedactorResult(t *testing.T) {
+	r := newRedactor([]string{"s3cret-key"}, nil)
+	sc := map[string]any{"k": "s3cret-key"}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo s3cret-key"}}, StructuredContent: sc,
+		InputRequests: mcp.InputRequestMap{"approval": &mcp.ElicitParams{Message: "ok s3cret-key?"}}}
+	r.Result(res)
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "echo [redacted]" {
+		t.Errorf("text: %q", got)
+	}
+	if got := res.StructuredContent.(map[string]any)["k"]; got != redacted || sc["k"] != "s3cret-key" {
+		t.Errorf("structured: %v (original %v)", got, sc["k"])
+	}
+	if got := res.InputRequests["approval"].(*mcp.ElicitParams).Message; got != "ok [redacted]?" {
+		t.Errorf("question: %q", got)
+	}
+}
+
+// The log writer redacts each line, whatever wrote it.
+func TestRedactingLog(t *testing.T) {
+	var buf bytes.Buffer
+	k, err := NewKit(API{Name: "x", EnvPrefix: "X", Schemes: []Scheme{{Name: "k", Kind: APIKey, In: "query", ParamName: "api_key", Env: "X_K_KEY"}}},
+		Config{BaseURL: "http://127.0.0.1:1", Getenv: func(string) string { return "a+b/c=d" }, Log: &buf, Secrets: []string{"hs256-secret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Logger().Warn("failed", "url", "http://h/x?api_key="+url.QueryEscape("a+b/c=d"), "other", "hs256-secret")
+	if s := buf.String(); strings.Contains(s, "a%2Bb") || strings.Contains(s, "hs256-secret") || strings.Count(s, redacted) != 2 {
+		t.Errorf("log line: %s", s)
+	}
+}
+
+func TestAuthSecrets(t *testing.T) {
+	s, b := authSecrets("Basic " + base64.StdEncoding.EncodeToString([]byte("me:pw-1234")))
+	if len(s) != 2 || s[1] != "pw-1234" || len(b) != 1 || b[0] != "me:pw-1234" {
+		t.Errorf("basic: %v %v", s, b)
+	}
+	if s, _ := authSecrets("Bearer tok-abc"); len(s) != 1 || s[0] != "tok-abc" {
+		t.Errorf("bearer: %v", s)
+	}
+}
+
+// A caller's Authorization header is redacted on top of the server's
+// secrets, and its redactor is built once per header value.
+func TestCallerRedactor(t *testing.T) {
+	k := testKit(t, nil)
+	k.redactor = newRedactor([]string{"server-key-1"}, nil)
+	h := "Basic " + base64.StdEncoding.EncodeToString([]byte("me:caller-pw"))
+	c := &Call{kit: k, header: map[string][]string{"Authorization": {h}}}
+	got := c.redact("server-key-1 caller-pw " + base64.StdEncoding.EncodeToString([]byte("me:caller-pw")))
+	if got != "[redacted] [redacted] [redacted]" {
+		t.Errorf("%q", got)
+	}
+	if k.callerRedactor(h) != k.callerRedactor(h) {
+		t.Error("built twice")
+	}
+}
