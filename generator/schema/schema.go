@@ -612,10 +612,10 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// sortedKeys lists a schema map's names in order: converting a schema has
+// sortedKeys lists a map's names in order: converting a schema has
 // effects (the $defs names it hands out, the warnings it gives) whose order
 // must not depend on Go's map iteration.
-func sortedKeys(m openapi3.Schemas) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
