@@ -58,8 +58,6 @@ func (r *corpusRun) row() []string {
 		name = "wild/" + name
 	}
 	switch {
-	case r.refused != "":
-		return []string{name, s.Version, fmt.Sprint(s.Ops), "—", "—", "—", "refused by the loader (" + r.refused + ")"}
 	case r.res == nil:
 		return []string{name, s.Version, fmt.Sprint(s.Ops), "—", "—", "—", "FAILS: does not generate"}
 	}

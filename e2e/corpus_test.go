@@ -34,7 +34,6 @@ var updateCorpusReport = flag.Bool("update-corpus-report", false, "rewrite docs/
 type corpusRun struct {
 	spec    testkit.CorpusSpec
 	res     *generator.Result
-	refused string // the loader's error, for a spec it still refuses
 	elapsed time.Duration
 	tools   int
 	written bool // by tailor generate
@@ -62,9 +61,9 @@ var corpusToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 //     setting.
 //
 // docs/corpus.md is the table of these results (-update-corpus-report
-// rewrites it; the test fails when its rows are stale). A spec the loader
-// still refuses as a whole (testkit.CorpusRefusedToday) is skipped until
-// it loads; any other refusal fails.
+// rewrites it; the test fails when its rows are stale). Every spec must
+// load: a local defect is repaired or skipped with a warning, never a
+// refusal.
 func TestCorpus(t *testing.T) {
 	dir := testkit.CorpusDir()
 	if dir == "" {
@@ -160,14 +159,7 @@ func corpusGenerate(t *testing.T, m *testkit.Module, r *corpusRun) {
 	res, err := generator.Generate(opts)
 	r.elapsed = time.Since(start)
 	if err != nil {
-		if why, known := testkit.CorpusRefusedToday[r.spec.Name]; known {
-			r.refused = why
-			t.Skipf("the loader still refuses this spec (%s): %v", why, firstLine(err.Error()))
-		}
 		t.Fatalf("generate: %v", err)
-	}
-	if why, known := testkit.CorpusRefusedToday[r.spec.Name]; known {
-		t.Logf("loads now, though listed in testkit.CorpusRefusedToday (%s): tested like every other spec; take it off the list", why)
 	}
 	r.res = res
 	corpusCheckFiles(t, res.Files)
@@ -436,11 +428,6 @@ func corpusFirstDiff(a, b []byte) string {
 	lo := max(i-40, 0)
 	return "first difference at line " + strconv.Itoa(line) + ": " +
 		strconv.Quote(string(a[lo:min(i+40, len(a))])) + " vs " + strconv.Quote(string(b[lo:min(i+40, len(b))]))
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 func lastLines(s string, n int) string {

@@ -48,20 +48,6 @@ func (s CorpusSpec) Pkg() string {
 
 var nonIdent = regexp.MustCompile(`[^a-z0-9]+`)
 
-// CorpusRefusedToday are the wild specs the loader still refuses as a
-// whole for a defect in one place (issue 10's loading side makes them
-// load). Tests skip a spec listed here that does not load, and test it
-// like any other once it does; a spec not listed here that does not load
-// is a failure.
-var CorpusRefusedToday = map[string]string{
-	"lob-3.0":        "a content map that is a $ref to another file",
-	"spotify-3.0":    "a schema with `required: true`, and a $ref to a file that does not exist",
-	"googlemaps-3.0": "the paths object and components maps are $refs to files",
-	"lago-3.1":       "components maps that are $refs to files",
-	"mistral-3.1":    "$refs into a schema's own $defs (3.1)",
-	"rebilly-3.1":    "info.description is a $ref to a Markdown file",
-}
-
 // CorpusSpecs lists every spec of the corpus: the top-level ones of its
 // README (with their operation counts) and every entry of
 // wild/MANIFEST.tsv, each group sorted by name. It fails when a listing is missing

@@ -412,9 +412,6 @@ func TestWorkflowOnCorpus(t *testing.T) {
 			}
 			for _, args := range commands {
 				code, stdout, stderr := run(t, args...)
-				if why, refused := testkit.CorpusRefusedToday[cs.Name]; refused && code == ExitFailed && stdout == "" {
-					t.Skipf("the loader still refuses this spec (%s)", why)
-				}
 				if code != ExitOK && code != ExitFailed {
 					t.Fatalf("%s: exit %d\n%s", args[0], code, stderr)
 				}
