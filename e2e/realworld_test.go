@@ -226,7 +226,15 @@ func TestStartsWithoutConfiguration(t *testing.T) {
 			text := testkit.Text(call)
 			eq(t, "isError", call.IsError, true)
 			contains(t, text, "--base-url", "NOSERVERS_BASE_URL", "nothing was sent", "retrying will not help")
-			contains(t, srv.Stderr(), "no backend base URL", "NOSERVERS_BASE_URL", "no credentials", "NOSERVERS_KEY")
+			warnings := []string{"no backend base URL", "NOSERVERS_BASE_URL", "no credentials", "NOSERVERS_KEY"}
+			srv.WaitStderr(t, "the start warnings "+strings.Join(warnings, ", "), func(stderr string) bool {
+				for _, w := range warnings {
+					if !strings.Contains(stderr, w) {
+						return false
+					}
+				}
+				return true
+			})
 
 			// With the base URL but no credential: refused, naming it.
 			srv = sv.stdioExact(t, []string{"NOSERVERS_BASE_URL=" + backend.URL})
@@ -295,6 +303,8 @@ func TestSpecSettledParameters(t *testing.T) {
 				eq(t, "version", got.Header.Get("X-Api-Version"), "2024-01-01")
 				eq(t, "optional single value not sent", got.Query, "")
 			})
+			// Everything logged is in once the last call's audit record is.
+			auditLines(t, srv, "get_thing", 1)
 			for _, secret := range []string{key, bearer} {
 				if strings.Contains(srv.Stderr(), secret) {
 					t.Errorf("a credential reached the log")
