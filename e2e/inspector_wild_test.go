@@ -214,8 +214,10 @@ func TestInspectorAcceptsDriftedShapes(t *testing.T) {
 				args = []byte("{}")
 			}
 			r := inspect(t, inspector, bin, env, "--method", "tools/call", "--tool-name", c.tool, "--tool-args-json", string(args))
-			if r.code != 0 {
-				t.Fatalf("the Inspector rejected the result\n%s", lastLines(r.String(), 30))
+			// An isError result is printed whole and exits 5 (tool error);
+			// a result the Inspector rejects exits otherwise.
+			if want := map[bool]int{false: 0, true: 5}[c.refused != ""]; r.code != want {
+				t.Fatalf("exit code %d, want %d: the Inspector rejected the result\n%s", r.code, want, lastLines(r.String(), 30))
 			}
 			res := r.callResult(t)
 			if c.refused != "" {
