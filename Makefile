@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: all build demo demo-petstore test test-short golden generate check-examples inspector vet bench fuzz
+.PHONY: all build demo demo-petstore test test-short golden generate check-examples inspector vet bench corpus-report fuzz
 
 all: build test
 
@@ -52,6 +52,11 @@ golden:
 
 generate:
 	$(GO) generate ./examples/...
+
+# Rewrite docs/corpus.md, the table of what tailor does with each spec of
+# ../shared/corpus (TestCorpus fails when it is stale).
+corpus-report:
+	$(GO) test ./e2e -run 'TestCorpus$$' -update-corpus-report -count=1 -timeout 30m
 
 # Fail when the committed example output differs from a fresh generation.
 check-examples: generate

@@ -165,18 +165,7 @@ func TestBackofficeStory(t *testing.T) {
 			eq(t, "Idempotency-Key", strings.Join(keys, ","), q)
 
 			// The audit log tells the model's choice from the system's computation.
-			// (stderr arrives through a pipe: give it a moment.)
-			var line string
-			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				for _, l := range strings.Split(srv.Stderr(), "\n") {
-					if strings.Contains(l, `"tool":"refund_items"`) && strings.Contains(l, `"outcome":"ok"`) {
-						line = l
-					}
-				}
-				if line != "" {
-					break
-				}
-			}
+			line := auditLines(t, srv, "refund_items", 1, `"outcome":"ok"`)[0]
 			for _, want := range []string{`"msg":"audit"`, `"args":{"quote_id":"` + q + `"}`, `"amount":230`, `"explanation":"` + explanation5531 + `"`, `"created":["rf_8801"]`, `"identity":{"customer_id":"cust_wang"}`, `"approval":"accept"`, `"status":201`} {
 				if !strings.Contains(line, want) {
 					t.Errorf("the audit record of refund_items lacks %s:\n%s", want, line)

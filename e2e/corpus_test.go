@@ -4,204 +4,125 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"go/format"
-	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tailormcp/tailor/generator"
-	"github.com/tailormcp/tailor/generator/load"
+	"github.com/tailormcp/tailor/generator/ir"
 	"github.com/tailormcp/tailor/generator/render"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
-// corpusOps are the operation counts the corpus README documents; the test
-// also counts operations itself from the loaded document, and both must
-// agree with the number of tools the server lists.
-var corpusOps = map[string]int{
-	"petstore":             3,
-	"petstore_expanded":    4,
-	"api_with_examples":    2,
-	"uspto":                3,
-	"link_example":         6,
-	"callback_example":     1, // callbacks are not tools
-	"webhook_example_31":   0, // webhooks only: a server with no tools
-	"non_oauth_scopes_31":  1,
-	"uber_v2":              5,
-	"petstore_minimal_v2":  1,
-	"petstore_separate_v2": 4,
-	"discourse_31":         93,
-	"stripe":               468,
-	"kubernetes_v2":        738,
-}
+var updateCorpusReport = flag.Bool("update-corpus-report", false, "rewrite docs/corpus.md from this run of TestCorpus")
 
-type corpusSpec struct {
-	pkg     string // Go package name, also the binary and env prefix
-	path    string
-	refRoot string // the folder its $refs may read below, when not its own
-}
-
-// corpusSpecs lists every top-level *.yaml / *.json of the corpus plus the
-// multi-file petstore-separate-v2 spec, in a stable order.
-func corpusSpecs(t *testing.T, dir string) []corpusSpec {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var specs []corpusSpec
-	for _, e := range entries {
-		ext := filepath.Ext(e.Name())
-		if e.IsDir() || (ext != ".yaml" && ext != ".json") {
-			continue
-		}
-		specs = append(specs, corpusSpec{pkg: corpusPkgName(strings.TrimSuffix(e.Name(), ext)), path: filepath.Join(dir, e.Name())})
-	}
-	specs = append(specs, corpusSpec{pkg: "petstore_separate_v2", path: filepath.Join(dir, "petstore-separate-v2", "spec", "swagger.yaml"),
-		refRoot: filepath.Join(dir, "petstore-separate-v2")})
-	sort.Slice(specs, func(i, j int) bool { return specs[i].pkg < specs[j].pkg })
-	seen := map[string]bool{}
-	for _, s := range specs {
-		if seen[s.pkg] {
-			t.Fatalf("two corpus specs map to package %s", s.pkg)
-		}
-		seen[s.pkg] = true
-	}
-	return specs
-}
-
-var corpusNonIdent = regexp.MustCompile(`[^a-z0-9]+`)
-
-// corpusPkgName turns a file name into a Go package name: "discourse-31" →
-// "discourse_31".
-func corpusPkgName(base string) string {
-	n := strings.Trim(corpusNonIdent.ReplaceAllString(strings.ToLower(base), "_"), "_")
-	if n == "" || n[0] >= '0' && n[0] <= '9' {
-		n = "spec_" + n
-	}
-	if token.IsKeyword(n) || n == "main" {
-		n += "_spec"
-	}
-	return n
-}
-
-// corpusCountOperations counts (path, method) pairs under `paths` for the eight
-// methods OpenAPI defines, from the loaded document.
-func corpusCountOperations(t *testing.T, path, refRoot string) int {
-	t.Helper()
-	spec, err := load.Load(path, load.Options{SkipValidation: true, RefRoot: refRoot})
-	if err != nil {
-		t.Fatalf("load %s: %v", path, err)
-	}
-	if spec.Doc.Paths == nil {
-		return 0
-	}
-	n := 0
-	for _, item := range spec.Doc.Paths.Map() {
-		if item == nil {
-			continue
-		}
-		for _, op := range []*openapi3.Operation{item.Get, item.Put, item.Post, item.Delete, item.Options, item.Head, item.Patch, item.Trace} {
-			if op != nil {
-				n++
-			}
-		}
-	}
-	return n
+// corpusRun is what TestCorpus found for one spec.
+type corpusRun struct {
+	spec    testkit.CorpusSpec
+	res     *generator.Result
+	elapsed time.Duration
+	tools   int
+	written bool // by tailor generate
+	started bool
+	failed  []string // the phases in which this spec failed
 }
 
 var corpusToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-// TestCorpus generates a server for every real-world spec of the corpus into
-// one module, checks the generated files, builds and vets them all at once,
-// then starts each server and checks the tools it lists.
+// TestCorpus takes every real-world spec of ../shared/corpus (wild/
+// included, one entry per MANIFEST.tsv row) through what a new user does:
+//
+//   - generate in-process, timed, one spec at a time: gofmt-clean files
+//     with the generated-code header, and every path placeholder filled by
+//     an argument, a fixed value or a context value;
+//   - `tailor generate` (exit 0), then `tailor check` at once (exit 0: the
+//     regenerated files are byte for byte the written ones, which are byte
+//     for byte the in-process ones);
+//   - build every server in one `go build`, and vet them;
+//   - start each with no environment at all: it lists exactly one valid,
+//     uniquely named tool per operation the listing counts, with schemas
+//     that compile with go-sdk's and mcpkit's validators, and an argument
+//     for every placeholder; a server whose spec gives no absolute server
+//     URL warns on stderr and answers a call with isError naming the
+//     setting.
+//
+// docs/corpus.md is the table of these results (-update-corpus-report
+// rewrites it; the test fails when its rows are stale). Every spec must
+// load: a local defect is repaired or skipped with a warning, never a
+// refusal.
 func TestCorpus(t *testing.T) {
 	dir := testkit.CorpusDir()
 	if dir == "" {
 		t.Skip("corpus not found beside the repository (../shared/corpus)")
 	}
-	specs := corpusSpecs(t, dir)
+	specs, err := testkit.CorpusSpecs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := testkit.NewModule(t)
-
+	runs := make([]*corpusRun, len(specs))
+	for i, s := range specs {
+		runs[i] = &corpusRun{spec: s}
+	}
 	phase := time.Now()
 	lap := func(what string) {
 		t.Logf("%s: %s", what, time.Since(phase).Round(10*time.Millisecond))
 		phase = time.Now()
 	}
 
-	// Generate each spec twice, concurrently (the runs are independent, and
-	// stripe alone takes seconds), write the first, check its files and that
-	// the second is byte for byte the same. Count the operations meanwhile.
-	var mu sync.Mutex
-	ops := map[string]int{}
 	t.Run("generate", func(t *testing.T) {
-		for _, s := range specs {
-			t.Run(s.pkg, func(t *testing.T) {
-				t.Parallel()
-				tweak := func(o *generator.Options) { o.EnvPrefix, o.RefRoot = strings.ToUpper(s.pkg), s.refRoot }
-				opts := generator.Options{SpecPath: s.path, OutDir: filepath.Join(m.Dir, s.pkg), Package: s.pkg, Main: true,
-					ImportPath: m.Path + "/" + s.pkg, Name: s.pkg}
-				tweak(&opts)
-				var again *generator.Result
-				var againErr error
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					again, againErr = generator.Generate(opts)
-				}()
-				defer func() { <-done }() // also when m.Generate fails the test
-				start := time.Now()
-				res := m.Generate(t, s.path, s.pkg, tweak)
-				elapsed := time.Since(start)
-				<-done
-				if againErr != nil {
-					t.Fatalf("second generation failed: %v", againErr)
-				}
-				corpusCheckFiles(t, res.Files)
-				if len(again.Files) != len(res.Files) {
-					t.Fatalf("second generation made %d files, the first %d", len(again.Files), len(res.Files))
-				}
-				size := 0
-				for i, f := range res.Files {
-					size += len(f.Content)
-					if g := again.Files[i]; g.Path != f.Path || !bytes.Equal(g.Content, f.Content) {
-						t.Errorf("generation is not deterministic: %s differs between two runs (%s)", f.Path, corpusFirstDiff(f.Content, g.Content))
-					}
-				}
-				t.Logf("%d tools, %d warnings, %d KB of Go, generated in %s", len(res.API.Tools), len(res.Warnings), size>>10, elapsed.Round(time.Millisecond))
-
-				n := corpusCountOperations(t, s.path, s.refRoot)
-				if want, ok := corpusOps[s.pkg]; ok && n != want {
-					t.Errorf("counted %d operations in %s; the corpus README says %d", n, s.path, want)
-				}
-				mu.Lock()
-				ops[s.pkg] = n
-				mu.Unlock()
+		for _, r := range runs {
+			t.Run(r.spec.Pkg(), func(t *testing.T) {
+				defer r.count(t, "generation")
+				corpusGenerate(t, m, r)
 			})
 		}
 	})
-	lap("generate (twice per spec)")
-	if t.Failed() {
-		t.FailNow()
-	}
+	lap("generate in-process, one spec at a time")
 
-	pkgs := make([]string, len(specs))
-	for i, s := range specs {
-		pkgs[i] = s.pkg
+	var loaded []*corpusRun
+	for _, r := range runs {
+		if r.res != nil {
+			loaded = append(loaded, r)
+		}
 	}
+	tailor := tailorBinary(t)
+	t.Run("cli", func(t *testing.T) {
+		for _, r := range loaded {
+			t.Run(r.spec.Pkg(), func(t *testing.T) {
+				t.Parallel()
+				defer r.count(t, "tailor generate/check")
+				corpusCLI(t, tailor, m, r)
+			})
+		}
+	})
+	lap("tailor generate, then tailor check")
+
+	// Every spec whose files were written is built and served, so that
+	// one spec's failure hides nothing about the others.
+	var written []*corpusRun
+	var pkgs []string
+	for _, r := range loaded {
+		if r.written {
+			written = append(written, r)
+			pkgs = append(pkgs, r.spec.Pkg())
+		}
+	}
+	loaded = written
 	bins := m.Build(t, pkgs...)
 	lap("go build")
 	m.Go(t, "vet", "./...")
@@ -209,19 +130,112 @@ func TestCorpus(t *testing.T) {
 
 	schemas := &corpusSchemaCache{seen: map[string]string{}}
 	t.Run("serve", func(t *testing.T) {
-		for _, s := range specs {
-			t.Run(s.pkg, func(t *testing.T) {
+		for _, r := range loaded {
+			t.Run(r.spec.Pkg(), func(t *testing.T) {
 				t.Parallel()
-				srv := testkit.StartStdio(t, bins[s.pkg], []string{strings.ToUpper(s.pkg) + "_BASE_URL=http://127.0.0.1:1"})
-				tools := corpusListTools(t, srv)
-				if want := ops[s.pkg]; len(tools) != want {
-					t.Errorf("server lists %d tools; the spec has %d operations", len(tools), want)
-				}
-				corpusCheckTools(t, schemas, tools)
+				defer r.count(t, "serving")
+				corpusServe(t, bins[r.spec.Pkg()], r, schemas)
 			})
 		}
 	})
-	lap("serve, list tools and compile schemas")
+	lap("start with no environment, list tools, compile schemas")
+
+	corpusReport(t, runs)
+}
+
+// count records, for the report, that a phase failed for the spec.
+func (r *corpusRun) count(t *testing.T, phase string) {
+	if t.Failed() {
+		r.failed = append(r.failed, phase)
+	}
+}
+
+// corpusGenerate generates r's spec in-process and checks the result.
+func corpusGenerate(t *testing.T, m *testkit.Module, r *corpusRun) {
+	pkg := r.spec.Pkg()
+	opts := generator.Options{SpecPath: r.spec.Path, OutDir: filepath.Join(m.Dir, pkg), Package: pkg, Main: true,
+		ImportPath: m.Path + "/" + pkg, Name: pkg, RefRoot: r.spec.RefRoot}
+	start := time.Now()
+	res, err := generator.Generate(opts)
+	r.elapsed = time.Since(start)
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	r.res = res
+	corpusCheckFiles(t, res.Files)
+	for _, tool := range res.API.Tools {
+		if missing := tool.Call.Unfilled(); len(missing) > 0 {
+			t.Errorf("tool %s: nothing fills {%s} of %s", tool.Name, strings.Join(missing, "}, {"), tool.Call.Path)
+		}
+	}
+	t.Logf("%d tools, %d warnings, generated in %s", len(res.API.Tools), len(res.Warnings), r.elapsed.Round(time.Millisecond))
+}
+
+// corpusCLI runs `tailor generate` and `tailor check` on r's spec in the
+// module, as a user would.
+func corpusCLI(t *testing.T, tailor string, m *testkit.Module, r *corpusRun) {
+	pkg := r.spec.Pkg()
+	flags := []string{"--spec", r.spec.Path, "--out", pkg, "--package", pkg, "--main", "--name", pkg, "--omit-version", "--ref-root", r.spec.RefRoot}
+	tailorRun := func(cmd string) (int, string) {
+		c := exec.Command(tailor, append([]string{cmd}, flags...)...)
+		c.Dir = m.Dir
+		var stderr bytes.Buffer
+		c.Stderr, c.Stdout = &stderr, &stderr
+		err := c.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), stderr.String()
+		} else if err != nil {
+			t.Fatalf("tailor %s: %v", cmd, err)
+		}
+		return 0, stderr.String()
+	}
+	if code, out := tailorRun("generate"); code != 0 {
+		t.Fatalf("tailor generate: exit %d\n%s", code, lastLines(out, 20))
+	}
+	r.written = true
+	for _, f := range r.res.Files {
+		disk, err := os.ReadFile(filepath.Join(m.Dir, pkg, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(disk, f.Content) {
+			t.Errorf("generation is not deterministic: %s differs between two runs (%s)", f.Path, corpusFirstDiff(f.Content, disk))
+		}
+	}
+	if code, out := tailorRun("check"); code != 0 {
+		t.Errorf("tailor check right after tailor generate: exit %d\n%s", code, lastLines(out, 30))
+	}
+}
+
+// corpusServe starts r's server with no environment and checks what it
+// lists.
+func corpusServe(t *testing.T, bin string, r *corpusRun, schemas *corpusSchemaCache) {
+	srv := testkit.StartStdioEnv(t, bin, nil)
+	tools := corpusListTools(t, srv)
+	r.tools, r.started = len(tools), true
+	if len(tools) != r.spec.Ops {
+		t.Errorf("server lists %d tools; the corpus listing counts %d operations", len(tools), r.spec.Ops)
+	}
+	if len(tools) != len(r.res.API.Tools) {
+		t.Errorf("server lists %d tools; the generator made %d", len(tools), len(r.res.API.Tools))
+	}
+	corpusCheckTools(t, schemas, tools)
+	corpusCheckPlaceholders(t, r.res.API, tools)
+
+	// Without a base URL the server still starts; a call says what to set.
+	base := ""
+	if len(r.res.API.Servers) > 0 {
+		base = r.res.API.Servers[0]
+	}
+	if strings.HasPrefix(base, "http://") || strings.HasPrefix(base, "https://") || len(tools) == 0 {
+		return // a call would go to the vendor's real API
+	}
+	env := strings.ToUpper(r.spec.Pkg()) + "_BASE_URL"
+	srv.WaitStderr(t, "a warning about the missing base URL", func(stderr string) bool { return strings.Contains(stderr, "no backend base URL") })
+	res := srv.Call(t, tools[0].Name, nil)
+	if text := testkit.Text(res); !res.IsError || !strings.Contains(text, env) || strings.Contains(strings.ToLower(text), "retry later") {
+		t.Errorf("a call without a base URL: isError=%v %q; want an error naming %s", res.IsError, text, env)
+	}
 }
 
 // corpusCheckFiles checks every generated file is gofmt-clean and carries the
@@ -289,6 +303,43 @@ func corpusCheckTools(t *testing.T, schemas *corpusSchemaCache, tools []*mcp.Too
 	}
 }
 
+// corpusCheckPlaceholders checks, for every tool, that each placeholder of
+// its path is filled: by a required argument the server lists, or by a
+// value the model does not give (fixed, from context or a credential).
+func corpusCheckPlaceholders(t *testing.T, api *ir.API, listed []*mcp.Tool) {
+	t.Helper()
+	byName := map[string]*mcp.Tool{}
+	for _, tl := range listed {
+		byName[tl.Name] = tl
+	}
+	for _, tool := range api.Tools {
+		lt := byName[tool.Name]
+		if lt == nil {
+			t.Errorf("tool %s is not listed", tool.Name)
+			continue
+		}
+		raw, _ := json.Marshal(lt.InputSchema)
+		var in struct {
+			Properties map[string]any `json:"properties"`
+			Required   []string       `json:"required"`
+		}
+		json.Unmarshal(raw, &in)
+		for _, hole := range ir.Placeholders(tool.Call.Path) {
+			filled := false
+			for _, p := range tool.Call.Params {
+				if p.In != ir.InPath || p.Name != hole {
+					continue
+				}
+				_, listedArg := in.Properties[p.Arg]
+				filled = p.Source.Hidden() || p.Arg != "" && listedArg && slices.Contains(in.Required, p.Arg)
+			}
+			if !filled {
+				t.Errorf("tool %s: {%s} of %s has no required argument, fixed, context or credential value", tool.Name, hole, tool.Call.Path)
+			}
+		}
+	}
+}
+
 // corpusSchemaCache compiles each distinct schema once: kubernetes' 1,400 tool
 // schemas have fewer than 450 distinct texts, and compiling is the slow
 // part of checking them.
@@ -337,21 +388,26 @@ func corpusSchemaProblem(raw []byte) string {
 	if _, err := s.Resolve(nil); err != nil {
 		return "does not compile with jsonschema-go: " + err.Error()
 	}
+	if _, err := compileSanthosh(raw); err != nil {
+		return "does not compile with santhosh-tekuri/jsonschema: " + err.Error()
+	}
+	return ""
+}
+
+// compileSanthosh compiles a self-contained tool schema the way mcpkit does.
+func compileSanthosh(raw []byte) (*santhosh.Schema, error) {
 	doc, err := santhosh.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return err.Error()
+		return nil, err
 	}
 	comp := santhosh.NewCompiler()
 	comp.DefaultDraft(santhosh.Draft2020)
 	comp.UseLoader(corpusNoLoader{})
 	const url = "mem:///schema.json"
 	if err := comp.AddResource(url, doc); err != nil {
-		return err.Error()
+		return nil, err
 	}
-	if _, err := comp.Compile(url); err != nil {
-		return "does not compile with santhosh-tekuri/jsonschema: " + err.Error()
-	}
-	return ""
+	return comp.Compile(url)
 }
 
 type corpusNoLoader struct{}
@@ -370,4 +426,12 @@ func corpusFirstDiff(a, b []byte) string {
 	lo := max(i-40, 0)
 	return "first difference at line " + strconv.Itoa(line) + ": " +
 		strconv.Quote(string(a[lo:min(i+40, len(a))])) + " vs " + strconv.Quote(string(b[lo:min(i+40, len(b))]))
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("[%d lines before]", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -385,8 +385,8 @@ func TestHostingDomain(t *testing.T) {
 			contains(t, text, "Invalid arguments for quote_plan_change", "`plan`", "Nothing was sent")
 
 			rd.noShopWords(t, ap.questions...)
-			audit := auditLines(t, srv, "change_plan", 1)
-			contains(t, strings.Join(audit, "\n"), `"identity":{"account_id":"acc_7"}`, `"created":["chg_1"]`, `"approval":"accept"`)
+			audit := auditLines(t, srv, "change_plan", 1, `"created":["chg_1"]`)
+			contains(t, audit[0], `"identity":{"account_id":"acc_7"}`, `"approval":"accept"`)
 		})
 	}
 }
@@ -526,25 +526,28 @@ func TestHostingClientGuarantees(t *testing.T) {
 	}
 }
 
-// auditLines waits until srv's stderr holds at least n audit records of
-// tool (a record is written just after the call's result is sent) and
-// returns them.
-func auditLines(t *testing.T, srv *testkit.Server, tool string, n int) []string {
+// auditLines waits until the server's stderr holds at least n audit
+// records of tool that contain every one of match, and returns those
+// records. A call's record can reach stderr after its result reached the
+// client, so returning on the first record found would miss later ones.
+func auditLines(t *testing.T, srv *testkit.Server, tool string, n int, match ...string) []string {
 	t.Helper()
-	var out []string
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		out = out[:0]
-		for _, l := range strings.Split(srv.Stderr(), "\n") {
-			if strings.Contains(l, `"msg":"audit"`) && strings.Contains(l, `"tool":"`+tool+`"`) {
+	records := func(stderr string) []string {
+		var out []string
+		for _, l := range strings.Split(stderr, "\n") {
+			if !strings.Contains(l, `"msg":"audit"`) || !strings.Contains(l, `"tool":"`+tool+`"`) {
+				continue
+			}
+			all := true
+			for _, m := range match {
+				all = all && strings.Contains(l, m)
+			}
+			if all {
 				out = append(out, l)
 			}
 		}
-		if len(out) >= n || time.Now().After(deadline) {
-			break
-		}
+		return out
 	}
-	if len(out) < n {
-		t.Fatalf("%d audit records of %s, want %d\nstderr:\n%s", len(out), tool, n, srv.Stderr())
-	}
-	return out
+	what := fmt.Sprintf("%d audit records of %s with %q", n, tool, match)
+	return records(srv.WaitStderr(t, what, func(stderr string) bool { return len(records(stderr)) >= n }))
 }

@@ -334,6 +334,14 @@ func testFailures(t *testing.T, sv server) {
 			eq(t, "requests sent", len(backend.Take()), c.sends)
 		})
 	}
+	// Everything logged is in once the last call's audit record is.
+	last, calls := cases[len(cases)-1].tool, 0
+	for _, c := range cases {
+		if c.tool == last {
+			calls++
+		}
+	}
+	auditLines(t, srv, last, calls)
 	if strings.Contains(srv.Stderr(), apiKey) {
 		t.Errorf("the server logged the API key:\n%s", srv.Stderr())
 	}

@@ -164,6 +164,9 @@ func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 	if err := curated.Err(); err != nil {
 		return nil, nil, err
 	}
+	if err := checkPaths(api); err != nil {
+		return nil, nil, err
+	}
 	res.Warnings = append(res.Warnings, relevant(modelWarnings, api)...)
 	res.Warnings = append(res.Warnings, ws...)
 	res.API = api

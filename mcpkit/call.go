@@ -33,6 +33,9 @@ type Call struct {
 	step string
 	// sent is the request of a single-operation tool, once sent.
 	sent *Request
+	// viaParam names the security schemes whose secret a parameter of
+	// this call carries (Credential): they are not applied again.
+	viaParam map[string]bool
 	// red redacts what the call returns and logs (see Call.redactor).
 	red *redactor
 	// bindErr is the first step binding that could not be evaluated.

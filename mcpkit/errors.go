@@ -2,6 +2,7 @@ package mcpkit
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,6 +120,16 @@ func (c *Call) transportFailure(r *Request, resp response) string {
 	err := resp.err
 	host := c.kit.base.Host
 	f := M{"host": host, "timeout": c.kit.cfg.Timeout.String(), "error": err.Error()}
+	var be *buildError
+	if errors.As(err, &be) {
+		f["error"] = be.err.Error()
+		return c.say("request_unbuildable", f)
+	}
+	var cert *tls.CertificateVerificationError
+	if errors.As(err, &cert) {
+		f["error"] = cert.Err.Error()
+		return c.say("certificate_untrusted", f)
+	}
 	timedOut := isTimeout(err)
 	switch {
 	case errors.Is(err, context.Canceled):

@@ -24,8 +24,10 @@ func (c *Call) resultLimit() int {
 }
 
 // finish is the last step of every call: whatever the handler returned,
-// the client receives it with every secret redacted and no text longer
-// than the result limit (plus room for the messages around it).
+// the client receives it with every secret redacted, no text longer than
+// the result limit (plus room for the messages around it), and
+// structuredContent that fits the tool's output schema. The fitting comes
+// last: redaction can put a string where the schema says number.
 func (c *Call) finish(res *mcp.CallToolResult) *mcp.CallToolResult {
 	if res == nil {
 		return nil
@@ -37,5 +39,6 @@ func (c *Call) finish(res *mcp.CallToolResult) *mcp.CallToolResult {
 			res.Content[i] = &mcp.TextContent{Text: truncate(tc.Text, limit) + fmt.Sprintf(" [cut: %d more bytes]", len(tc.Text)-limit)}
 		}
 	}
+	c.kit.conform(c.tool, res, c.redactor())
 	return res
 }

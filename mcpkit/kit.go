@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -149,6 +148,9 @@ type Kit struct {
 	basicPairs   []string
 	callers      callerCache
 	auditOut     *auditWriter
+	// baseProblem says why base is nil: no usable base URL is configured
+	// (see settings.go).
+	baseProblem string
 }
 
 func (k *Kit) now() time.Time { return k.cfg.Now() }
@@ -173,9 +175,6 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 	if cfg.Log == nil {
 		cfg.Log = os.Stderr
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = api.DefaultBaseURL
-	}
 	if cfg.MaxResultBytes <= 0 {
 		cfg.MaxResultBytes = 64 << 10
 	}
@@ -188,15 +187,21 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 	if cfg.MaxArgumentDepth <= 0 {
 		cfg.MaxArgumentDepth = 64
 	}
-	base, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
-	if err != nil || base.Scheme == "" || base.Host == "" {
-		return nil, fmt.Errorf("backend base URL %q is not an absolute http(s) URL: set --base-url or %s_BASE_URL", cfg.BaseURL, api.EnvPrefix)
+	// An explicit base URL that is wrong is a mistake to stop at; a
+	// missing one (or the spec's relative one) is not: the server starts,
+	// lists its tools, and refuses calls saying what to set.
+	explicit := cfg.BaseURL != ""
+	if !explicit {
+		cfg.BaseURL = api.DefaultBaseURL
 	}
-	if base.Scheme != "http" && base.Scheme != "https" {
-		return nil, fmt.Errorf("backend base URL %q must use http or https", cfg.BaseURL)
+	base, baseProblem := parseBaseURL(cfg.BaseURL)
+	if baseProblem != "" && explicit {
+		return nil, fmt.Errorf("%s: set --base-url or %s_BASE_URL to the API's absolute http(s) URL", baseProblem, api.EnvPrefix)
 	}
-	base.RawQuery, base.Fragment = "", ""
-	k := &Kit{api: api, cfg: cfg, base: base, creds: map[string]credential{}}
+	if baseProblem != "" && cfg.BaseURL != "" {
+		baseProblem = fmt.Sprintf("the API description's server %q is not an absolute http(s) URL", cfg.BaseURL)
+	}
+	k := &Kit{api: api, cfg: cfg, base: base, baseProblem: baseProblem, creds: map[string]credential{}}
 	if cfg.HTTPClient != nil {
 		cp := *cfg.HTTPClient
 		k.client = &cp
@@ -265,6 +270,7 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 		cfg.Audit = cfg.Log
 	}
 	k.auditOut = &auditWriter{w: cfg.Audit}
+	k.startWarnings()
 	return k, nil
 }
 

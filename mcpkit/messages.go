@@ -68,6 +68,12 @@ var failureFields = []Field{statusField, codeField, detailField}
 const saidText = `{{if .detail}} The API said: {{.detail}}.{{end}}`
 
 var catalog = []Message{
+	// What the server lacks to make any call (see settings.go).
+	{ID: "base_url_missing", Fields: []Field{{"problem", "what is wrong with the configured base URL, or that none is set"}, {"fix", "how to set it"}},
+		Text: "This MCP server is not configured with the API's address ({{.problem}}), so nothing was sent. Whoever runs the server must {{.fix}} and restart it. Tell the user; retrying will not help."},
+	{ID: "credentials_missing", Fields: []Field{{"settings", "the environment variables that would supply a credential, alternatives joined by \", or\""}},
+		Text: "This MCP server has no credentials for this operation of the API, so nothing was sent. Whoever runs the server must set {{.settings}} in its environment and restart it. Tell the user; retrying will not help."},
+
 	// Arguments.
 	{ID: "arguments_not_object", Text: "Invalid arguments: they must be a JSON object of named arguments. Call {{.tool}} again with an object matching its input schema."},
 	{ID: "arguments_too_large", Fields: []Field{{"size", `the arguments' size, e.g. "12 MiB"`}, limitField},
@@ -112,7 +118,12 @@ var catalog = []Message{
 		Text: "The API answered with a redirect ({{.status}}){{if .location}} to {{.location}}{{end}}. The MCP server does not follow redirects, so nothing further was requested there." + saidText + " The server's base URL is probably misconfigured; tell the user."},
 	{ID: "other_status", Fields: failureFields, Text: "The API answered {{.status}}." + saidText},
 
-	// The API could not be reached, or did not answer.
+	// The request could not be made, the API could not be reached, or it
+	// did not answer.
+	{ID: "request_unbuildable", Fields: []Field{errorField},
+		Text: "The MCP server could not build the request for {{.tool}} ({{.error}}), so nothing was sent. This is a defect in the server's configuration or in the API description, not a problem with the API's availability or your arguments: retrying will not help. Tell the user."},
+	{ID: "certificate_untrusted", Fields: []Field{hostField, errorField},
+		Text: "The API at {{.host}} presented a TLS certificate the MCP server does not trust ({{.error}}). Retrying will not help: the server's base URL or the API's certificate is wrong; tell the user."},
 	{ID: "cancelled", Text: "The call was cancelled before the API answered."},
 	{ID: "unreachable", Fields: []Field{hostField, timeoutField},
 		Text: "Could not reach the API at {{.host}} within {{.timeout}}; nothing was sent. Retry later; if it keeps failing, tell the user the service is unreachable."},

@@ -82,8 +82,9 @@ func (c *Call) send(r *Request) response {
 
 // retryable: connection failures and gateway errors of read-only calls.
 func retryable(r response) bool {
+	var be *buildError
 	if r.err != nil {
-		return !errors.Is(r.err, context.Canceled)
+		return !errors.Is(r.err, context.Canceled) && !errors.As(r.err, &be)
 	}
 	return r.status == http.StatusBadGateway || r.status == http.StatusServiceUnavailable || r.status == http.StatusGatewayTimeout
 }
@@ -91,7 +92,7 @@ func retryable(r response) bool {
 func (c *Call) sendOnce(r *Request) response {
 	req, err := c.build(r)
 	if err != nil {
-		return response{err: err}
+		return response{err: &buildError{err}}
 	}
 	var sent atomic.Bool
 	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent.Store(true) }}
@@ -121,6 +122,13 @@ func (c *Call) sendOnce(r *Request) response {
 	out.body = body
 	return out
 }
+
+// buildError is a request the server could not assemble: nothing was
+// sent, and sending again cannot help.
+type buildError struct{ err error }
+
+func (e *buildError) Error() string { return e.err.Error() }
+func (e *buildError) Unwrap() error { return e.err }
 
 // build assembles the http.Request: base URL + escaped path + query, then
 // headers, cookies, credentials and body.
@@ -197,6 +205,9 @@ func (c *Call) applyCredentials(security [][]string, h http.Header, q url.Values
 		}
 		for _, name := range alt {
 			cr := c.kit.creds[name]
+			if c.viaParam[name] {
+				continue
+			}
 			switch cr.scheme.Kind {
 			case Bearer:
 				h.Set("Authorization", "Bearer "+cr.value)

@@ -130,13 +130,19 @@ func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
 			}
 			if c != nil {
 				// Everything the client receives and the audit log records
-				// passes here: secrets redacted, sizes bounded.
+				// passes here: secrets redacted, sizes bounded, and
+				// structuredContent fitted to the output schema.
 				res = c.finish(res)
 				k.writeAudit(c, res, start)
 			}
 		}()
 		var bad *mcp.CallToolResult
-		if c, bad = k.newCall(ctx, req, t); bad != nil {
+		c, bad = k.newCall(ctx, req, t)
+		// What the server lacks comes first: no argument can fix it.
+		if missing := k.unconfigured(t, req); missing != nil {
+			return missing, nil
+		}
+		if bad != nil {
 			return bad, nil
 		}
 		return h(c), nil

@@ -50,3 +50,20 @@ func (d *decoder) lint(n *yaml.Node) []*LintDisable {
 	})
 	return out
 }
+
+// toolSetLint reads the top-level `lint: {budget: TOKENS}`.
+func (d *decoder) toolSetLint(n *yaml.Node) Lint {
+	var l Lint
+	d.fields(n, "lint", map[string]func(k, v *yaml.Node){
+		"budget": func(k, v *yaml.Node) {
+			if b := d.integer(v, "lint.budget"); b != nil {
+				if *b == 0 {
+					d.errorf(v, "lint.budget must be a number of tokens above zero (leave it out for no budget of your own)")
+					return
+				}
+				l.Budget, l.BudgetPos = *b, d.pos(v)
+			}
+		},
+	})
+	return l
+}

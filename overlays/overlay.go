@@ -55,9 +55,18 @@ type Overlay struct {
 	Exclude []*Selector
 	Tools   []*Tool // in file order
 	Actions []*Action
+	Lint    Lint
 	// Messages replace built-in messages of the server (mcpkit's catalog)
 	// by id, in file order.
 	Messages []*Message
+}
+
+// Lint configures `tailor lint` for the whole tool set.
+type Lint struct {
+	// Budget, when set, is the most tokens tools/list may take; going over
+	// it is then an error (without it, lint only warns past its default).
+	Budget    int
+	BudgetPos diag.Pos
 }
 
 // Message replaces one built-in message: ID names it in mcpkit's catalog,

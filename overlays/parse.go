@@ -33,6 +33,7 @@ func (d *decoder) overlay(n *yaml.Node, o *Overlay) {
 			})
 		},
 		"actions":  func(k, v *yaml.Node) { o.Actions = d.actions(v) },
+		"lint":     func(k, v *yaml.Node) { o.Lint = d.toolSetLint(v) },
 		"messages": func(k, v *yaml.Node) { o.Messages = d.messages(v, "messages") },
 	})
 	if !hasVersion && resolveAlias(n).Kind == yaml.MappingNode {

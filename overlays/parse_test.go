@@ -393,6 +393,31 @@ tools:
 	}
 }
 
+// TestParseToolSetKeys: the top-level `lint:` and `messages:` keys parse
+// side by side, each value with its place in the file.
+func TestParseToolSetKeys(t *testing.T) {
+	src := `tailor: 1
+lint:
+  budget: 8000
+messages:
+  not_found: "Nothing at {{.status}}."
+  base_url_missing: Not set up.
+`
+	o, err := overlays.Parse("o.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Lint.Budget != 8000 || o.Lint.BudgetPos != (diag.Pos{File: "o.yaml", Line: 3, Col: 11}) {
+		t.Errorf("lint: budget %d at %v", o.Lint.Budget, o.Lint.BudgetPos)
+	}
+	if len(o.Messages) != 2 || o.Messages[0].ID != "not_found" || o.Messages[0].Pos.Line != 5 || o.Messages[1].ID != "base_url_missing" || o.Messages[1].Pos.Line != 6 {
+		for _, m := range o.Messages {
+			t.Logf("%s at %v", m.ID, m.Pos)
+		}
+		t.Errorf("messages: %d parsed", len(o.Messages))
+	}
+}
+
 // FuzzParse: whatever the bytes, Parse does not panic, reports failure as
 // *diag.Errors naming the file, and places the text of exact strings where
 // it is in the file.

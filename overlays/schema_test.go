@@ -474,6 +474,7 @@ func TestSchemaKnowsEveryKey(t *testing.T) {
 		{"#/$defs/approval", "tailor: 1\ntools: {t: {confirms: q, steps: [{name: s, operation: o}], approval: {message: m, " + x + "}}}"},
 		{"#/$defs/step", "tailor: 1\ntools: {t: {steps: [{name: s, operation: o, " + x + "}]}}"},
 		{"#/$defs/tool/properties/lint", "tailor: 1\ntools: {t: {operation: o, lint: {" + x + "}}}"},
+		{"#/properties/lint", "tailor: 1\nlint: {" + x + "}"},
 		{"#/$defs/tool/properties/lint/properties/disable/items", "tailor: 1\ntools: {t: {operation: o, lint: {disable: [{rule: r, reason: r, " + x + "}]}}}"},
 	}
 	listed := regexp.MustCompile("unknown key `zzzzzzzzzzzz` in [^\n]*; expected one of: ([^\n]*)")

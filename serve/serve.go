@@ -146,6 +146,8 @@ func value(c *mcpkit.Call, s *mcpkit.Scope, v ir.StepValue) mcpkit.Value {
 		return c.Context(v.Text)
 	case ir.FromTemplate:
 		return s.Value(v.Text)
+	case ir.FromCredential:
+		return c.Credential(v.Text)
 	}
 	return c.Arg(v.Text)
 }

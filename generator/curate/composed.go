@@ -31,8 +31,9 @@ func (c *curator) quote(t *ir.Tool, ot *overlays.Tool) {
 	}
 	root.props["quote_id"] = map[string]any{"type": "string", "description": "Id of the stored quote; pass it to the confirm tool to carry the quote out."}
 	root.props["quote_expires_at"] = map[string]any{"type": "string", "format": "date-time", "description": "When the quote stops being valid."}
-	root.required["quote_id"], root.required["quote_expires_at"] = true, true
-	root.setRequired()
+	// Not required, like every field of an output schema (schema/output.go):
+	// the server adds both to every quote, and a result that must fall back
+	// to {} still validates.
 	t.OutputSchema = encodeSchema(root.root)
 }
 

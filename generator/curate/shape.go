@@ -148,7 +148,7 @@ func (o *outputSchema) withBody(body any) map[string]any {
 		}
 		root["type"] = "object"
 	} else {
-		root = map[string]any{"type": "object", "properties": map[string]any{o.wrap: body}, "required": []any{o.wrap}}
+		root = map[string]any{"type": "object", "properties": map[string]any{o.wrap: body}}
 	}
 	defs, _ := o.root["$defs"].(map[string]any)
 	used := map[string]bool{}

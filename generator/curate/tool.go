@@ -189,7 +189,9 @@ func (c *curator) params(t *ir.Tool, ot *overlays.Tool, in *inputSchema) {
 		ref, ok := args[p.Name]
 		if !ok {
 			hint := ""
-			if best := overlays.Nearest(p.Name, names); best != "" {
+			if why := settledBySpec(t.Call, p.Name); why != "" {
+				hint = "; the spec settles it (" + why + "), so it is not an argument"
+			} else if best := overlays.Nearest(p.Name, names); best != "" {
 				hint = fmt.Sprintf("; did you mean `%s`?", best)
 			} else if len(names) > 0 {
 				hint = "; its arguments are: " + joinNames(names)
@@ -452,4 +454,31 @@ func joinNames(names []string) string {
 		out += n
 	}
 	return out
+}
+
+// settledBySpec says why a parameter or body field of that wire name is no
+// argument of the raw tool because the spec settles its value, or "".
+func settledBySpec(c *ir.Call, name string) string {
+	why := func(src ir.ValueSource) string {
+		switch {
+		case src.Credential != "":
+			return "it carries the secret of security scheme `" + src.Credential + "`"
+		case src.Fixed != nil:
+			return "it allows only " + string(src.Fixed)
+		}
+		return ""
+	}
+	for _, p := range c.Params {
+		if p.Name == name && p.Arg == "" {
+			return why(p.Source)
+		}
+	}
+	if c.Body != nil {
+		for _, f := range c.Body.Fields {
+			if f.Name == name && f.Arg == "" {
+				return why(f.Source)
+			}
+		}
+	}
+	return ""
 }

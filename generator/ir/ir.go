@@ -151,17 +151,24 @@ type Approval struct {
 // steps) a template over the tool's arguments, the quote, the context and
 // earlier steps.
 type ValueSource struct {
-	// Fixed is a JSON value always sent.
+	// Fixed is a JSON value always sent (the overlay's, or the one value
+	// the spec allows).
 	Fixed json.RawMessage
 	// Context names an ir.ContextValue.
 	Context string
 	// Template is a binding such as "{{.quote.body.amount}}"; a template that
 	// is one reference keeps the referenced value's JSON type.
 	Template string
+	// Credential names a security scheme whose configured token or key is
+	// the value (a parameter the spec declares besides the scheme that
+	// carries the same secret); the scheme is then not applied again.
+	Credential string
 }
 
 // Hidden reports whether the value is not the model's to fill.
-func (s ValueSource) Hidden() bool { return s.Fixed != nil || s.Context != "" || s.Template != "" }
+func (s ValueSource) Hidden() bool {
+	return s.Fixed != nil || s.Context != "" || s.Template != "" || s.Credential != ""
+}
 
 // Annotations are MCP tool annotation hints.
 type Annotations struct {

@@ -26,14 +26,15 @@ const (
 type ValueKind int
 
 const (
-	FromArg      ValueKind = iota // c.Arg(name): the model's argument
-	FromFixed                     // mcpkit.Fixed(json): fixed by the overlay
-	FromContext                   // c.Context(name): the caller's context
-	FromTemplate                  // s.Value(template): a binding to an earlier step or a quote
+	FromArg        ValueKind = iota // c.Arg(name): the model's argument
+	FromFixed                       // mcpkit.Fixed(json): fixed by the overlay or the spec (one allowed value)
+	FromContext                     // c.Context(name): the caller's context
+	FromTemplate                    // s.Value(template): a binding to an earlier step or a quote
+	FromCredential                  // c.Credential(scheme): a security scheme's configured secret
 )
 
 // StepValue is a step's value: its kind and the argument name, JSON,
-// context name or template the kind needs.
+// context name, template or scheme name the kind needs.
 type StepValue struct {
 	Kind ValueKind
 	Text string
@@ -101,6 +102,8 @@ func stepValue(arg string, src ValueSource) (StepValue, bool) {
 		return StepValue{FromContext, src.Context}, true
 	case src.Template != "":
 		return StepValue{FromTemplate, src.Template}, true
+	case src.Credential != "":
+		return StepValue{FromCredential, src.Credential}, true
 	case arg != "":
 		return StepValue{FromArg, arg}, true
 	}

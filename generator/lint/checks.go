@@ -76,7 +76,8 @@ var MoneyWords = map[string]bool{"amount": true, "price": true, "total": true, "
 
 // notMoney are final words that make a money-like name something else
 // (refund_id, price_currency, amount_type).
-var notMoney = map[string]bool{"id": true, "ids": true, "currency": true, "type": true, "types": true, "count": true, "status": true, "method": true, "reason": true, "code": true, "mode": true, "policy": true, "rule": true, "description": true, "behavior": true}
+var notMoney = map[string]bool{"id": true, "ids": true, "currency": true, "type": true, "types": true, "count": true, "status": true, "method": true, "reason": true, "code": true, "mode": true, "policy": true, "rule": true, "description": true, "behavior": true,
+	"length": true, "size": true, "parts": true, "pages": true, "items": true, "results": true, "hits": true, "records": true, "bytes": true, "entries": true, "rows": true, "seconds": true, "duration": true}
 
 // MoneyLike reports whether an argument name reads as an amount of money.
 func MoneyLike(name string) bool {
@@ -150,15 +151,66 @@ func (l *linter) identity(ti *toolInfo) {
 	}
 }
 
+// credentialNames are secret-like argument names, in words.
+var credentialNames = map[string]bool{
+	"token": true, "access token": true, "auth token": true, "api token": true, "bearer token": true,
+	"private token": true, "session token": true, "api key": true, "apikey": true, "hapikey": true,
+	"app key": true, "secret": true, "client secret": true, "app secret": true, "api secret": true,
+	"password": true, "passwd": true, "auth": true, "authorization": true, "credentials": true,
+}
+
+// CredentialLike reports whether an argument name reads as a secret that
+// authenticates the call (token, api_key, X-Api-Key, client_secret).
+func CredentialLike(name string) bool {
+	w := words(name)
+	if len(w) > 0 && w[0] == "x" {
+		w = w[1:]
+	}
+	return credentialNames[strings.Join(w, " ")]
+}
+
+// credential flags secret-like arguments the model fills. tailor already
+// fills a parameter from the credential when the spec's security scheme
+// sends the same secret; what remains is the spec declaring a secret as an
+// ordinary parameter.
+func (l *linter) credential(ti *toolInfo) {
+	t := ti.t
+	for _, a := range ti.args {
+		if CredentialLike(a.name) && !ti.inPath(a.name) {
+			l.add(Finding{Rule: "credential-param", Tool: t.Name, Param: a.name, Pos: l.argPos(t, a.name), Message: fmt.Sprintf("tool `%s`: the model fills `%s`, which reads as a credential; a secret belongs in the server's configuration (hide it, or give it a value from context), not in the model's arguments", t.Name, a.name)})
+		}
+	}
+}
+
 var (
-	valuesCue = regexp.MustCompile(`(?i)\b(one of|possible values|allowed values|valid values|accepted values|supported values|can be|must be|either|options are|values are|may be|is one of)\b`)
-	quoted    = regexp.MustCompile("[`\"']([A-Za-z0-9_.:/-]{1,40})[`\"']")
-	piped     = regexp.MustCompile(`\b[a-z][a-z0-9_]*(\s*\|\s*[a-z][a-z0-9_]*){2,}\b`)
+	// strongCue introduces a list of values wherever the values follow
+	// in its sentence (or in a bulleted list after a colon).
+	strongCue = regexp.MustCompile(`(?i)\b((possible|allowed|valid|accepted|acceptable|supported|permitted) (standard )?values?( are| include| is)?|options are|values are|values include)\b`)
+	// weakCue does only when a value follows at once: "can be `open` or
+	// `closed`", not "can be used only when `q` is set" or "in one of two
+	// ways".
+	weakCue = regexp.MustCompile(`(?i)\b(one of( the following)?|can (either )?be|must be|may be|should be|either)\b`)
+	quoted  = regexp.MustCompile("[`\"']([A-Za-z0-9_.:/-]{1,40})[`\"']")
+	piped   = regexp.MustCompile(`\b[a-z][a-z0-9_]*(\s*\|\s*[a-z][a-z0-9_]*){2,}\b`)
+	// sentenceStop ends a cue's scope: a sentence end or a paragraph break.
+	sentenceStop = regexp.MustCompile(`[.!?](\s|$)|\n\s*\n|\n\s*([-*•]|[0-9]+\.)\s`)
+	bulletLine   = regexp.MustCompile(`^\s*([-*•]|[0-9]+\.)\s`)
+	// subFieldItem is a bulleted line about a field of the value
+	// ("- `status`: one of ..."): its values are that field's.
+	subFieldItem = regexp.MustCompile("^\\s*[-*•]\\s+[`\"'][^`\"']+[`\"']\\s*:")
+	notAValue    = regexp.MustCompile(`^([-+]?[0-9]|true$|false$|null$|nil$)|[/:]`)
 )
 
 // ListsValues reports whether a description enumerates the values a
-// string accepts, and returns them.
-func ListsValues(desc string) []string {
+// string accepts, and returns them. Prose mentions many quoted words that
+// are not values of the argument: other parameters ("use `org` or
+// `orgID`"), examples ("for example `123`"), booleans and formats. So a
+// value counts only where a cue introduces it ("possible values are",
+// "one of", "can be `x` or `y`"), within the cue's sentence (or the
+// bulleted list its colon opens), and quoted words that are numbers,
+// booleans, paths or URLs, or one of names (the tool's arguments, which
+// prose cross-references), are not values.
+func ListsValues(desc string, names ...string) []string {
 	if m := piped.FindString(desc); m != "" {
 		var out []string
 		for _, v := range strings.Split(m, "|") {
@@ -166,15 +218,31 @@ func ListsValues(desc string) []string {
 		}
 		return out
 	}
-	if !valuesCue.MatchString(desc) {
-		return nil
+	skip := map[string]bool{}
+	for _, n := range names {
+		skip[n] = true
 	}
+	desc = abbreviations.ReplaceAllString(desc, "$1")
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range quoted.FindAllStringSubmatch(desc, -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			out = append(out, m[1])
+	cues := append(strongCue.FindAllStringIndex(desc, -1), weakCue.FindAllStringIndex(desc, -1)...)
+	for _, c := range cues {
+		lineStart := strings.LastIndexByte(desc[:c[0]], '\n') + 1
+		if subFieldItem.MatchString(desc[lineStart:c[0]]) {
+			continue
+		}
+		weak := weakCue.MatchString(desc[c[0]:c[1]]) && !strongCue.MatchString(desc[c[0]:c[1]])
+		scope := cueScope(desc[c[1]:])
+		found := quoted.FindAllStringSubmatchIndex(scope, -1)
+		if len(found) == 0 || weak && !leadsToValue(scope[:found[0][0]]) {
+			continue
+		}
+		for _, m := range found {
+			v := scope[m[2]:m[3]]
+			if !seen[v] && !skip[v] && !notAValue.MatchString(v) {
+				seen[v] = true
+				out = append(out, v)
+			}
 		}
 	}
 	if len(out) < 2 {
@@ -183,13 +251,48 @@ func ListsValues(desc string) []string {
 	return out
 }
 
+// leadsToValue reports whether the text between a weak cue and the first
+// quoted word keeps them together: nothing but punctuation, or a short
+// phrase ending in a colon ("one of the following algorithms:").
+func leadsToValue(gap string) bool {
+	gap = strings.TrimSpace(gap)
+	if strings.Trim(gap, ",:") == "" {
+		return true
+	}
+	return strings.HasSuffix(gap, ":") && len(strings.Fields(gap)) <= 4
+}
+
+// cueScope is the text a cue's values may be in: up to the end of its
+// sentence, or, when the cue ends its line with a colon, the bulleted
+// list that follows.
+func cueScope(rest string) string {
+	line, after, _ := strings.Cut(rest, "\n")
+	if strings.HasSuffix(strings.TrimSpace(line), ":") {
+		scope := line
+		for _, l := range strings.Split(after, "\n") {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			if !bulletLine.MatchString(l) {
+				break
+			}
+			scope += "\n" + l
+		}
+		return scope
+	}
+	if loc := sentenceStop.FindStringIndex(rest); loc != nil {
+		return rest[:loc[0]]
+	}
+	return rest
+}
+
 func (l *linter) valuesWithoutEnum(ti *toolInfo) {
 	t := ti.t
 	for _, a := range ti.args {
 		if a.enum || !a.is("string") || a.description == "" {
 			continue
 		}
-		if vals := ListsValues(a.description); vals != nil {
+		if vals := ListsValues(a.description, ti.argNames()...); vals != nil {
 			if len(vals) > 6 {
 				vals = append(vals[:6], "…")
 			}

@@ -34,6 +34,11 @@ type Options struct {
 	// Budget is the most tokens tools/list may take; 0 switches the check
 	// off.
 	Budget int
+	// BudgetSet says the user chose Budget (--budget). Past a budget the
+	// user chose, here or in the overlay (lint.budget, used when Budget
+	// was not chosen), token-budget is an error; past the default it is a
+	// warning, so a large raw tool set still lints clean of errors.
+	BudgetSet bool
 }
 
 // Finding is one problem.
@@ -104,6 +109,7 @@ func Run(api, raw *ir.API, ov *overlays.Overlay, opts Options) *Result {
 		l.writeGuidance(ti)
 		l.money(ti)
 		l.identity(ti)
+		l.credential(ti)
 		l.valuesWithoutEnum(ti)
 		l.names(ti)
 		l.poisoning(ti)
@@ -113,13 +119,24 @@ func Run(api, raw *ir.API, ov *overlays.Overlay, opts Options) *Result {
 	l.nameClash()
 	l.nearDuplicates()
 	m := cost.Of(api)
-	l.res.Tokens, l.res.TokenEncoding, l.res.Budget = m.Tokens, cost.Encoding, opts.Budget
-	if opts.Budget > 0 && m.Tokens > opts.Budget {
-		pos := diag.Pos{File: api.Source.SpecPath}
-		if ov != nil {
-			pos = diag.Pos{File: ov.Path}
+	budget, chosen := opts.Budget, opts.BudgetSet
+	pos := diag.Pos{File: api.Source.SpecPath}
+	if ov != nil {
+		pos = diag.Pos{File: ov.Path}
+		if !chosen && ov.Lint.Budget > 0 {
+			budget, chosen, pos = ov.Lint.Budget, true, ov.Lint.BudgetPos
 		}
-		l.add(Finding{Rule: "token-budget", Pos: pos, Message: fmt.Sprintf("tools/list takes about %s tokens (%d tools, %s estimate), over the budget of %s", thousands(m.Tokens), len(api.Tools), cost.Encoding, thousands(opts.Budget))})
+	}
+	l.res.Tokens, l.res.TokenEncoding, l.res.Budget = m.Tokens, cost.Encoding, budget
+	if budget > 0 && m.Tokens > budget {
+		f := Finding{Rule: "token-budget", Pos: pos, Message: fmt.Sprintf("tools/list takes about %s tokens (%d tools, %s estimate), over the budget of %s", thousands(m.Tokens), len(api.Tools), cost.Encoding, thousands(budget))}
+		if !chosen {
+			f.Message += " (lint's default; set `lint: {budget: N}` in the overlay to make it an error)"
+		}
+		l.add(f)
+		if chosen {
+			l.res.Findings[len(l.res.Findings)-1].Severity = Error
+		}
 	}
 	l.applyDisables(ov)
 	for i := range l.res.Findings {
@@ -161,6 +178,40 @@ func (l *linter) add(f Finding) {
 type toolInfo struct {
 	t    *ir.Tool
 	args []*argInfo
+}
+
+// inPath reports whether the argument fills a path segment (a resource's
+// name, even when called token: /invites/{token}).
+func (ti *toolInfo) inPath(arg string) bool {
+	if c := ti.t.Call; c != nil {
+		for _, p := range c.Params {
+			if p.Arg == arg {
+				return p.In == ir.InPath
+			}
+		}
+	}
+	return false
+}
+
+// argNames lists the names prose may mention the tool's inputs by: the
+// arguments' and, for a single-operation tool, the parameters' and body
+// fields' names on the wire.
+func (ti *toolInfo) argNames() []string {
+	var out []string
+	for _, a := range ti.args {
+		out = append(out, a.name)
+	}
+	if c := ti.t.Call; c != nil {
+		for _, p := range c.Params {
+			out = append(out, p.Name)
+		}
+		if c.Body != nil {
+			for _, f := range c.Body.Fields {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
 }
 
 type argInfo struct {

@@ -1,11 +1,14 @@
 package lint
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tailormcp/tailor/generator/diag"
 	"github.com/tailormcp/tailor/generator/ir"
+	"github.com/tailormcp/tailor/overlays"
 )
 
 func TestSentences(t *testing.T) {
@@ -26,7 +29,7 @@ func TestSentences(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	for name, want := range map[string]bool{"amount": true, "refund_amount": true, "totalPrice": true, "fee": true, "amount_currency": false, "refund_id": false, "price_type": false, "order_id": false, "count": false} {
+	for name, want := range map[string]bool{"amount": true, "refund_amount": true, "totalPrice": true, "fee": true, "amount_currency": false, "refund_id": false, "price_type": false, "order_id": false, "count": false, "total_parts": false, "total_definition_length": false} {
 		if MoneyLike(name) != want {
 			t.Errorf("MoneyLike(%q) = %v", name, !want)
 		}
@@ -54,6 +57,47 @@ func TestListsValues(t *testing.T) {
 	} {
 		if got := ListsValues(s); !slices.Equal(got, want) {
 			t.Errorf("ListsValues(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestListsValuesOnRealProse: descriptions from the corpus's published
+// specs. Prose quotes other parameters, examples, booleans and formats;
+// only values a cue introduces are values.
+func TestListsValuesOnRealProse(t *testing.T) {
+	cases := []struct {
+		from, desc string
+		names      []string // the tool's inputs
+		want       []string
+	}{
+		// Values.
+		{"kubernetes propagationPolicy", "Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground.",
+			[]string{"propagationPolicy", "orphanDependents"}, []string{"Orphan", "Background", "Foreground"}},
+		{"stripe reason", "The reason for rejecting the account. Can be `fraud`, `terms_of_service`, or `other`.", []string{"reason"}, []string{"fraud", "terms_of_service", "other"}},
+		{"figma context", `Context to create the webhook for. Must be "team", "project", or "file".`, []string{"context", "context_id"}, []string{"team", "project", "file"}},
+		{"argo stream", "Specify which container log stream to return to the client.\nAcceptable values are \"All\", \"Stdout\" and \"Stderr\". If not specified, \"All\" is used, and both stdout and stderr\nare returned interleaved.\nNote that when \"TailLines\" is specified, \"Stream\" can only be set to nil or \"All\".",
+			[]string{"podLogOptions.stream"}, []string{"All", "Stdout", "Stderr"}},
+		{"moby build body", "The input stream must be a tar archive compressed with one of the\nfollowing algorithms: `identity` (no compression), `gzip`, `bzip2`,\nor `xz`.", []string{"body"}, []string{"identity", "gzip", "bzip2", "xz"}},
+		{"elasticsearch input_type", "The input data type for the embedding model. Possible values include:\n* `SEARCH`\n* `INGEST`\n* `CLASSIFICATION`\n* `CLUSTERING`\n\nNot all models support all values. Unsupported values will trigger a validation exception.\nAccepted values depend on the configured inference service, refer to the relevant service-specific documentation for more info.\n\n> info\n> The `input_type` parameter specified on the root level of the request body will take precedence over the `input_type` parameter specified in `task_settings`.",
+			[]string{"input_type", "task_settings"}, []string{"SEARCH", "INGEST", "CLASSIFICATION", "CLUSTERING"}},
+
+		// Prose.
+		{"box file_id", "The unique identifier that represents a file.\n\nThe ID for any file can be determined\nby visiting a file in the web application\nand copying the ID from the URL. For example,\nfor the URL `https://*.app.box.com/files/123`\nthe `file_id` is `123`.", []string{"file_id"}, nil},
+		{"influxdb orgID", "An organization ID.\n\n#### InfluxDB Cloud\n\n- Doesn't use the `org` parameter or `orgID` parameter.\n- Lists buckets for the organization associated with the authorization (API token).\n\n#### InfluxDB OSS\n\n- Requires either the `org` parameter or `orgID` parameter.\n- Lists buckets for the specified organization.", []string{"org", "orgID"}, nil},
+		{"elasticsearch suggest_text", "The source text for which the suggestions should be returned.\nThis parameter can be used only when the `suggest_field` and `suggest_text` query string parameters are specified.", []string{"suggest_field", "suggest_text"}, nil},
+		{"elasticsearch requests_per_second", "The maximum number of documents to index per second, across the entire reindex operation (including slices).\nIt can be either `-1` to turn off throttling or any decimal number like `1.7` or `12` to throttle to that level.", []string{"requests_per_second"}, nil},
+		{"elasticsearch force", "If this value is `true`, the transform is reset regardless of its current state. If it's `false`, the transform\nmust be stopped before it can be reset.", []string{"force"}, nil},
+		{"stripe unit_amount_decimal", "Same as `unit_amount`, but accepts a decimal value in cents (or local equivalent) with at most 12 decimal places. Only one of `unit_amount` and `unit_amount_decimal` can be set.", []string{"unit_amount", "unit_amount_decimal"}, nil},
+		{"figma plugin_id", `The ID of the plugin to query a user's payment information on. You can get the plugin ID from the plugin's manifest, or from the plugin's Community page (look for the number after "plugin/" in the URL). Provide exactly one of "community_file_id", "plugin_id", or "widget_id".`, []string{"community_file_id", "plugin_id", "widget_id"}, nil},
+		{"sentry statsPeriod", "This defines the range of the time series, relative to now. The range is given in a `<number><unit>` format. For example `1d` for a one day range. Possible units are `m` for minutes, `h` for hours, `d` for days and `w` for weeks. You must either provide a `statsPeriod`, or a `start` and `end`.", []string{"statsPeriod", "start", "end"}, nil},
+		{"sentry query", "Filters results by using [query syntax](/product/sentry-basics/search/).\n\nValid query fields include:\n- `id`: The organization ID\n- `slug`: The organization slug\n- `status`: The organization's current status (one of `active`, `pending_deletion`, or `deletion_in_progress`)\n- `email` or `member_id`: Filter your organizations by the emails or [organization member IDs](/api/organizations/list-an-organizations-members/) of specific members included", []string{"query"}, nil},
+		{"elasticsearch reasoning", "The reasoning configuration for the completion request.\nThis controls the model's reasoning process in one of two ways:\n\n* By specifying the model’s reasoning effort level with the `effort` field.\n* By enabling reasoning with default settings by setting `enabled` field to `true`.", []string{"reasoning"}, nil},
+		{"plaid client_transaction_id", "Must be the same as the `client_transaction_id` supplied when calling `/signal/evaluate` or `/accounts/balance/get`.", []string{"client_transaction_id"}, nil},
+		{"box shared_requests", "If set to `true`, only includes requests that user is not an owner,\nbut user is a collaborator. Collaborator access is determined by the\nuser access level of the sign files of the request.\nDefault is `false`. Must be set to `true` if `senders` are provided.", []string{"shared_requests", "senders"}, nil},
+	}
+	for _, c := range cases {
+		if got := ListsValues(c.desc, c.names...); !slices.Equal(got, c.want) {
+			t.Errorf("%s: ListsValues = %v, want %v", c.from, got, c.want)
 		}
 	}
 }
@@ -115,6 +159,47 @@ func TestPoisoned(t *testing.T) {
 	} {
 		if what, ex := Poisoned(s); what != "" {
 			t.Errorf("flagged %q: %s (%q)", s, what, ex)
+		}
+	}
+}
+
+// TestTokenBudgetSeverity: past lint's default budget a tool set gets a
+// warning (a large raw spec lints without errors); past a budget the user
+// chose, on the command line or in the overlay, an error.
+func TestTokenBudgetSeverity(t *testing.T) {
+	api := &ir.API{Name: "x", Source: ir.Source{SpecPath: "openapi.yaml"}, Tools: []*ir.Tool{{
+		Name: "get_thing", Description: strings.Repeat("Returns the thing. ", 40),
+		InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Call: &ir.Call{Method: "GET", Path: "/thing"},
+	}}}
+	budget := func(res *Result) *Finding {
+		for i, f := range res.Findings {
+			if f.Rule == "token-budget" {
+				return &res.Findings[i]
+			}
+		}
+		return nil
+	}
+	f := budget(Run(api, api, nil, Options{Budget: 10}))
+	if f == nil || f.Severity != Warning || !strings.Contains(f.Message, "lint: {budget: N}") {
+		t.Errorf("default budget: %+v, want a warning saying how to make it an error", f)
+	}
+	if f := budget(Run(api, api, nil, Options{Budget: 10, BudgetSet: true})); f == nil || f.Severity != Error {
+		t.Errorf("--budget: %+v, want an error", f)
+	}
+	ov := &overlays.Overlay{Path: "overlay.yaml", Lint: overlays.Lint{Budget: 10, BudgetPos: diag.Pos{File: "overlay.yaml", Line: 3, Col: 11}}}
+	if f := budget(Run(api, api, ov, Options{Budget: DefaultBudget})); f == nil || f.Severity != Error || f.Pos.Line != 3 || !strings.Contains(f.Message, "budget of 10") {
+		t.Errorf("overlay budget: %+v, want an error at overlay.yaml:3:11", f)
+	}
+	if f := budget(Run(api, api, ov, Options{Budget: 100000, BudgetSet: true})); f != nil {
+		t.Errorf("--budget wins over the overlay's: %+v", f)
+	}
+}
+
+func TestCredentialLike(t *testing.T) {
+	for name, want := range map[string]bool{"token": true, "api_key": true, "X-Api-Key": true, "Api-Key": true, "client_secret": true, "access_token": true,
+		"next_page_token": false, "continuation_token": false, "file_key": false, "key": false, "Idempotency-Key": false, "token_id": false} {
+		if CredentialLike(name) != want {
+			t.Errorf("CredentialLike(%q) = %v", name, !want)
 		}
 	}
 }

@@ -21,6 +21,7 @@ var Rules = []Rule{
 	{"write-guidance", Warning, "A write changes data: its description must say when to call it and when not (what to check or confirm first, which tool to use instead), or the model calls it on a guess."},
 	{"money-from-model", Error, "A model asked for an amount computes money with rules it never saw; the API can quote it. Let a quote tool compute the amount and a confirm tool carry out exactly that quote."},
 	{"identity-param", Warning, "Who the caller is belongs to the session, not to the model: an argument can be talked into naming someone else. Inject it from server.context (from: context.<name>)."},
+	{"credential-param", Warning, "A secret the model fills passes through the conversation, the model's context and the call logs, and the model may be talked into sending another one. The server's configuration holds credentials: tailor fills a parameter from one when the spec's security scheme sends the same secret; otherwise hide the parameter or fix its value in the overlay."},
 	{"values-without-enum", Warning, "The description lists the accepted values but the schema does not: the model guesses spellings and the server cannot reject a wrong one before calling the API. Add an enum."},
 	{"ambiguous-name", Warning, "A bare noun such as `user` does not say whether it wants an id, a name or an email, while the API uses `user_id` elsewhere; the model fills in whatever it has."},
 	{"name-mismatch", Warning, "A value another tool returns should keep its name (`line_item_id`, not `item`): the model carries values between tools by name."},
@@ -28,7 +29,7 @@ var Rules = []Rule{
 	{"name-clash", Error, "Clients that sanitise names (lower case, - and . to _) see two of these as one: one tool hides the other, or the client refuses the server."},
 	{"near-duplicate", Warning, "Two tools that read alike make the model pick at random; merge them, or say in each when to use it instead of the other."},
 	{"tool-poisoning", Error, "Text that instructs the model (ignore previous instructions, <IMPORTANT>, read files, send secrets, hide things from the user) is a prompt-injection attack riding in the spec, and the model reads it as the tool's author's intent."},
-	{"token-budget", Error, "Every tool definition is in the model's context on every turn: past the budget, tool choice gets worse and each conversation costs more. Curate the tool set (include, hidden, shorter schemas)."},
+	{"token-budget", Warning, "Every tool definition is in the model's context on every turn: past the budget, tool choice gets worse and each conversation costs more. Curate the tool set (include, hidden, shorter schemas). An error when the budget is yours (`lint: {budget: N}` in the overlay, or --budget)."},
 	{"lint-config", Error, "A disabled rule must exist, or the switch-off silently does nothing."},
 }
 

@@ -21,11 +21,25 @@ type input struct {
 	doc      *schema.Doc
 	props    map[string]any
 	required []string
+	// security is the operation's security requirement: parameters that
+	// carry one of its schemes' secrets are not the model's to fill.
+	security [][]string
 }
 
-func newInput(b *builder, ptr string, pos diag.Pos) *input {
-	return &input{b: b, ptr: ptr, pos: pos, doc: b.conv.NewDoc(schema.Input), props: map[string]any{}}
+func newInput(b *builder, ptr string, pos diag.Pos, security [][]string) *input {
+	doc := b.conv.NewDoc(schema.Input)
+	doc.Budget = InputSchemaBudget
+	return &input{b: b, ptr: ptr, pos: pos, doc: doc, props: map[string]any{}, security: security}
 }
+
+// InputSchemaBudget bounds the $defs of an inputSchema, in bytes (see
+// schema.Doc.Budget). Arguments refer to components level by level within
+// it; what lies further is a placeholder the model fills from the
+// description and the API validates. A few APIs' request bodies reach a
+// whole query language (elasticsearch: 420 KB of $defs per tool, 38 MB
+// for tools/list, more than a client reads in one message, and far more
+// than a model can take in).
+var InputSchemaBudget = 64 << 10
 
 // claim allocates the argument name for a value the spec calls name in
 // location where. A name already taken gets the location as a prefix
@@ -67,17 +81,8 @@ func (in *input) addParam(call *ir.Call, p *openapi3.Parameter) {
 		in.b.diags.Warnf(in.pos, in.ptr, "parameter %q has unknown location %q; left out", p.Name, p.In)
 		return
 	}
-	if loc == ir.InHeader {
-		switch strings.ToLower(p.Name) {
-		case "accept", "content-type", "authorization":
-			// OpenAPI says these header parameters are ignored: the request
-			// and the security schemes define them.
-			return
-		}
-	}
 	param := &ir.Param{Name: p.Name, In: loc, Required: p.Required || loc == ir.InPath, AllowReserved: p.AllowReserved}
 	param.Style, param.Explode = paramStyle(p, loc)
-
 	sref := p.Schema
 	if sref == nil {
 		for _, mt := range sortedKeys(p.Content) {
@@ -87,6 +92,39 @@ func (in *input) addParam(call *ir.Call, p *openapi3.Parameter) {
 				break
 			}
 		}
+	}
+	// A required parameter that allows one value is sent with it (an API
+	// version in Accept: application/vnd.x.v3+json).
+	fixed, single := singleValue(sref)
+	single = single && param.Required
+	if single {
+		param.Source.Fixed = marshal(fixed)
+	}
+	if loc == ir.InHeader {
+		switch strings.ToLower(p.Name) {
+		case "accept", "content-type", "authorization":
+			// OpenAPI says these header parameters are ignored: the request
+			// and the security schemes define them. A required Accept with
+			// one value is still sent: APIs version their media types.
+			if single && strings.EqualFold(p.Name, "accept") {
+				call.Params = append(call.Params, param)
+			}
+			return
+		}
+	}
+	if s, same := in.b.credentialScheme(p.Name, loc, p.Description, in.security); s != "" {
+		if same {
+			in.b.diags.Warnf(in.pos, in.ptr, "%s parameter %q is the API key of security scheme %q, which sends it; not an argument", loc, p.Name, s)
+			return
+		}
+		param.Source = ir.ValueSource{Credential: s}
+		in.b.diags.Warnf(in.pos, in.ptr, "%s parameter %q carries the secret of security scheme %q; filled from its credential (sent there instead of the scheme's own place), not an argument", loc, p.Name, s)
+		call.Params = append(call.Params, param)
+		return
+	}
+	if single {
+		call.Params = append(call.Params, param)
+		return
 	}
 	prop := in.doc.Convert(sref)
 	arg, note := in.claim(p.Name, string(loc)+" parameter", string(loc))
@@ -158,8 +196,7 @@ func (in *input) addBody(call *ir.Call, rb *openapi3.RequestBody) {
 			if schema.Skip(pref, schema.Input) {
 				continue
 			}
-			arg, note := in.claim(name, "body field", "body")
-			f := &ir.BodyField{Arg: arg, Name: name}
+			f := &ir.BodyField{Name: name}
 			if body.Encoding == ir.FormBody || body.Encoding == ir.MultipartBody {
 				f.Style, f.Explode = "form", true
 				if e := media.Encoding[name]; e != nil {
@@ -173,9 +210,20 @@ func (in *input) addBody(call *ir.Call, rb *openapi3.RequestBody) {
 					}
 				}
 			}
+			body.Fields = append(body.Fields, f)
+			if sch, _ := in.b.credentialScheme(name, "body", pref.Value.Description, in.security); sch != "" {
+				f.Source.Credential = sch
+				in.b.diags.Warnf(in.pos, in.ptr, "body field %q carries the secret of security scheme %q; filled from its credential (sent there instead of the scheme's own place), not an argument", name, sch)
+				continue
+			}
+			if v, ok := singleValue(pref); ok && rb.Required && required[name] {
+				f.Source.Fixed = marshal(v)
+				continue
+			}
+			arg, note := in.claim(name, "body field", "body")
+			f.Arg = arg
 			prop := describe(in.doc.Convert(pref), note)
 			in.add(arg, prop, rb.Required && required[name])
-			body.Fields = append(body.Fields, f)
 		}
 		return
 	}

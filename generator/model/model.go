@@ -37,6 +37,10 @@ type builder struct {
 	conv      *schema.Converter
 	diags     *diag.List
 	names     map[string]string // tool name → pointer of the operation that has it
+	schemes   []ir.SecurityScheme
+	// common are the words every operation's base name has: the first to
+	// go when a name must be shortened.
+	common map[string]bool
 }
 
 // Build makes the raw tool set of spec. Problems it works around are
@@ -65,12 +69,19 @@ func Build(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	api.EnvPrefix = b.envPrefix
 	api.Servers = servers(doc)
 	api.Security = b.securitySchemes()
+	b.schemes = api.Security
 	known := map[string]bool{}
 	for _, s := range api.Security {
 		known[s.Name] = true
 	}
 
-	for _, op := range operations(doc) {
+	ops := operations(doc)
+	bases := make([]string, len(ops))
+	for i, op := range ops {
+		bases[i] = baseName(op)
+	}
+	b.common = commonWords(bases)
+	for _, op := range ops {
 		ptr := "#/paths/" + jsonpointer.Escape(op.path) + "/" + strings.ToLower(op.method)
 		pos := position(op.op.Origin, spec.Path)
 		b.conv.SetWarner(func(at *openapi3.Location, msg string) {
@@ -83,8 +94,7 @@ func Build(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 			}
 			b.diags.Warnf(p, ptr, "%s", msg)
 		})
-		t := b.tool(op, ptr, pos)
-		t.Call.Security = b.requirements(op.op, known)
+		t := b.tool(op, ptr, pos, b.requirements(op.op, known))
 		api.Tools = append(api.Tools, t)
 	}
 	if len(api.Tools) == 0 {
@@ -129,17 +139,20 @@ func operations(doc *openapi3.T) []operation {
 	return out
 }
 
-func (b *builder) tool(o operation, ptr string, pos diag.Pos) *ir.Tool {
+func (b *builder) tool(o operation, ptr string, pos diag.Pos, security [][]string) *ir.Tool {
 	op := o.op
 	t := &ir.Tool{
 		Name:   b.toolName(o, ptr, pos),
 		Title:  oneLine(op.Summary),
 		Origin: ir.Origin{Pointer: ptr, File: pos.File, Line: pos.Line, Col: pos.Col},
-		Call:   &ir.Call{OperationID: op.OperationID, Tags: op.Tags, Method: o.method, Path: o.path},
+		Call:   &ir.Call{OperationID: op.OperationID, Tags: op.Tags, Method: o.method, Path: o.path, Security: security},
 	}
-	t.Description = strings.TrimSpace(op.Description)
-	if t.Description == "" {
-		t.Description = strings.TrimSpace(op.Summary)
+	// The operation's own text, else its path item's (which describes
+	// every operation on the path), else what it calls.
+	for _, text := range []string{op.Description, op.Summary, o.item.Description, o.item.Summary} {
+		if t.Description = strings.TrimSpace(text); t.Description != "" {
+			break
+		}
 	}
 	if t.Description == "" {
 		t.Description = fmt.Sprintf("Calls %s %s.", o.method, o.path)
@@ -149,8 +162,8 @@ func (b *builder) tool(o operation, ptr string, pos diag.Pos) *ir.Tool {
 	}
 	t.Annotations = annotations(o.method)
 
-	in := newInput(b, ptr, pos)
-	for _, p := range parameters(o.item, op) {
+	in := newInput(b, ptr, pos, security)
+	for _, p := range b.pathParams(o, parameters(o.item, op), ptr) {
 		in.addParam(t.Call, p)
 	}
 	if op.RequestBody != nil && op.RequestBody.Value != nil {
@@ -164,6 +177,31 @@ func (b *builder) tool(o operation, ptr string, pos diag.Pos) *ir.Tool {
 // toolName derives a valid, unique name. Collisions get a numeric suffix in
 // operation order and a warning: no tool is ever dropped or merged.
 func (b *builder) toolName(o operation, ptr string, pos diag.Pos) string {
+	base := baseName(o)
+	name := shorten(base, MaxToolName, b.common)
+	for i := 2; b.names[name] != ""; i++ {
+		suffix := fmt.Sprintf("_%d", i)
+		name = shorten(base, MaxToolName-len(suffix), b.common) + suffix
+	}
+	first := shorten(base, MaxToolName, b.common)
+	// Named after method and path too: two paths can snake_case alike
+	// (/v1/items.json, /v1/items-json).
+	what := fmt.Sprintf("operationId %q", o.op.OperationID)
+	if SnakeCase(o.op.OperationID) == "" {
+		what = o.method + " " + o.path
+	}
+	if other := b.names[first]; other != "" {
+		b.diags.Warnf(pos, ptr, "%s gives tool name %q, already used by %s; this tool is named %q", what, first, other, name)
+	} else if len(base) > MaxToolName {
+		b.diags.Warnf(pos, ptr, "%s is longer than %d characters as a tool name; shortened to %q", what, MaxToolName, name)
+	}
+	b.names[name] = ptr
+	return name
+}
+
+// baseName is a tool's name before shortening and de-duplication: the
+// operationId in snake_case, else method and path.
+func baseName(o operation) string {
 	base := SnakeCase(o.op.OperationID)
 	if base == "" {
 		base = SnakeCase(strings.ToLower(o.method) + " " + o.path)
@@ -171,25 +209,7 @@ func (b *builder) toolName(o operation, ptr string, pos diag.Pos) string {
 	if base == "" {
 		base = strings.ToLower(o.method)
 	}
-	name := shorten(base, MaxToolName)
-	for i := 2; b.names[name] != ""; i++ {
-		suffix := fmt.Sprintf("_%d", i)
-		name = shorten(base, MaxToolName-len(suffix)) + suffix
-	}
-	first := shorten(base, MaxToolName)
-	if other := b.names[first]; other != "" {
-		// Named after method and path too: two paths can snake_case alike
-		// (/v1/items.json, /v1/items-json).
-		what := fmt.Sprintf("operationId %q", o.op.OperationID)
-		if SnakeCase(o.op.OperationID) == "" {
-			what = o.method + " " + o.path
-		}
-		b.diags.Warnf(pos, ptr, "%s gives tool name %q, already used by %s; this tool is named %q", what, first, other, name)
-	} else if o.op.OperationID != "" && len(base) > MaxToolName {
-		b.diags.Warnf(pos, ptr, "operationId %q is longer than %d characters as a tool name; named %q", o.op.OperationID, MaxToolName, name)
-	}
-	b.names[name] = ptr
-	return name
+	return base
 }
 
 func annotations(method string) ir.Annotations {

@@ -44,16 +44,94 @@ func SnakeCase(s string) string {
 	return strings.Trim(b.String(), "_")
 }
 
-// shorten cuts name to max characters, replacing the tail with a short hash
-// of the whole name so that two long names that share a prefix stay apart,
-// and the same input always gives the same output.
-func shorten(name string, max int) string {
+// shorten fits a snake_case name into max characters by dropping its
+// least informative words first, so that two long names that differ only
+// at the end stay apart and readable. Words are dropped one at a time, left
+// to right within each class, in this order:
+//
+//  1. version and date segments (v2, 2026, 09, beta): every operation of an
+//     API version shares them;
+//  2. words every operation's name has (common, e.g. "crm" or "api");
+//  3. repeats of a word used earlier in the name;
+//  4. connectives (by, of, the, ...);
+//  5. any remaining word after the first, left to right.
+//
+// The first word (usually the verb: get, list, create) and the last (the
+// distinguishing tail) are kept. Only a name whose first and last words
+// alone are too long is cut, ending in a short hash of the whole name. The
+// same input always gives the same output.
+func shorten(name string, max int, common map[string]bool) string {
 	if len(name) <= max {
 		return name
+	}
+	words := strings.Split(name, "_")
+	kept := make([]bool, len(words))
+	for i := range kept {
+		kept[i] = true
+	}
+	length := len(name)
+	seen := map[string]bool{}
+	repeat := make([]bool, len(words))
+	for i, w := range words {
+		repeat[i] = seen[w]
+		seen[w] = true
+	}
+	classes := []func(i int) bool{
+		func(i int) bool { return versionWord.MatchString(words[i]) },
+		func(i int) bool { return common[words[i]] },
+		func(i int) bool { return repeat[i] },
+		func(i int) bool { return connectives[words[i]] },
+		func(int) bool { return true },
+	}
+	for _, drop := range classes {
+		for i := 1; i < len(words)-1 && length > max; i++ {
+			if kept[i] && drop(i) {
+				kept[i] = false
+				length -= len(words[i]) + 1
+			}
+		}
+	}
+	if length <= max {
+		out := make([]string, 0, len(words))
+		for i, w := range words {
+			if kept[i] {
+				out = append(out, w)
+			}
+		}
+		return strings.Join(out, "_")
 	}
 	sum := sha256.Sum256([]byte(name))
 	suffix := "_" + hex.EncodeToString(sum[:])[:7]
 	return strings.TrimRight(name[:max-len(suffix)], "_") + suffix
+}
+
+// versionWord matches the words of version and date segments: v1, v2beta1,
+// 2026, 09, alpha, beta, preview.
+var versionWord = regexp.MustCompile(`^(v[0-9]+([a-z]+[0-9]*)?|[0-9]+|alpha|beta|preview)$`)
+
+// connectives are words a name reads well without.
+var connectives = map[string]bool{"a": true, "an": true, "the": true, "of": true, "by": true, "for": true, "with": true, "and": true}
+
+// commonWords are the words every name of names has; nil when there are
+// fewer than two names (then no word is common knowledge).
+func commonWords(names []string) map[string]bool {
+	if len(names) < 2 {
+		return nil
+	}
+	var common map[string]bool
+	for _, n := range names {
+		here := map[string]bool{}
+		for _, w := range strings.Split(n, "_") {
+			if common == nil || common[w] {
+				here[w] = true
+			}
+		}
+		common = here
+		if len(common) == 0 {
+			return nil
+		}
+	}
+	return common
 }
 
 var unsafeArg = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
@@ -66,7 +144,7 @@ func ArgName(name string) string {
 		a = "arg"
 	}
 	if len(a) > MaxToolName {
-		a = shorten(a, MaxToolName)
+		a = shorten(a, MaxToolName, nil)
 	}
 	return a
 }

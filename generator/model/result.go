@@ -42,10 +42,11 @@ func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
 		if s.Type != nil && s.Type.Is("array") {
 			res.Wrap = "items"
 		}
+		// Not required: an output schema describes, it does not police
+		// (see schema/output.go).
 		root = map[string]any{
 			"type":       "object",
 			"properties": map[string]any{res.Wrap: doc.Convert(media.Schema)},
-			"required":   []string{res.Wrap},
 		}
 	}
 	if defs := doc.Defs(); defs != nil {

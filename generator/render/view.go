@@ -169,6 +169,8 @@ func valueExpr(v ir.StepValue) string {
 		return fmt.Sprintf("c.Context(%s)", goString(v.Text))
 	case ir.FromTemplate:
 		return fmt.Sprintf("s.Value(%s)", goString(v.Text))
+	case ir.FromCredential:
+		return fmt.Sprintf("c.Credential(%s)", goString(v.Text))
 	}
 	return fmt.Sprintf("c.Arg(%s)", goString(v.Text))
 }

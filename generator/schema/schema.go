@@ -248,7 +248,7 @@ func (c *Converter) defName(ref *openapi3.SchemaRef, value *openapi3.Schema) str
 // convert translates one schema value; nested refs go through convertRef.
 func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 	if s.Always != nil {
-		return *s.Always
+		return *s.Always || mode == Output
 	}
 	out := map[string]any{}
 	sub := func(r *openapi3.SchemaRef) any { return c.convertRef(r, mode, note) }
@@ -483,6 +483,9 @@ func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 			out["else"] = sub(s.Else)
 		}
 	}
+	if mode == Output {
+		describeOnly(out)
+	}
 	// A 3.0 nullable schema without a type (e.g. `nullable: true` next to
 	// allOf) still admits null.
 	if s.Nullable && len(types) == 0 && hasComposition(s) {
@@ -609,10 +612,10 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// sortedKeys lists a schema map's names in order: converting a schema has
+// sortedKeys lists a map's names in order: converting a schema has
 // effects (the $defs names it hands out, the warnings it gives) whose order
 // must not depend on Go's map iteration.
-func sortedKeys(m openapi3.Schemas) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

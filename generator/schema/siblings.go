@@ -41,14 +41,18 @@ func (c *Converter) UseDocument(doc *openapi3.T) {
 		}
 	}
 	if doc.Paths != nil {
-		for _, item := range doc.Paths.Map() {
+		paths := doc.Paths.Map()
+		for _, path := range sortedKeys(paths) {
+			item := paths[path]
 			if item == nil {
 				continue
 			}
 			for _, p := range item.Parameters {
 				w.parameter(p)
 			}
-			for _, op := range item.Operations() {
+			ops := item.Operations()
+			for _, method := range sortedKeys(ops) {
+				op := ops[method]
 				if op == nil {
 					continue
 				}
@@ -59,8 +63,9 @@ func (c *Converter) UseDocument(doc *openapi3.T) {
 					w.content(op.RequestBody.Value.Content)
 				}
 				if op.Responses != nil {
-					for _, r := range op.Responses.Map() {
-						if r != nil && r.Value != nil {
+					responses := op.Responses.Map()
+					for _, code := range sortedKeys(responses) {
+						if r := responses[code]; r != nil && r.Value != nil {
 							w.content(r.Value.Content)
 						}
 					}
@@ -71,8 +76,9 @@ func (c *Converter) UseDocument(doc *openapi3.T) {
 }
 
 // targetWalker records, for every $ref without siblings it meets, the
-// schema its target is. Which ones it meets first does not matter: every
-// $ref to one place without siblings has the same target.
+// schema its target is. Every $ref to one place without siblings should
+// have the same target; the walk still goes in name order everywhere, so
+// that if a loader ever hands out two copies, the same one wins every run.
 type targetWalker struct {
 	c    *Converter
 	seen map[*openapi3.Schema]bool
@@ -86,8 +92,8 @@ func (w *targetWalker) parameter(p *openapi3.ParameterRef) {
 }
 
 func (w *targetWalker) content(c openapi3.Content) {
-	for _, m := range c {
-		if m != nil {
+	for _, mt := range sortedKeys(c) {
+		if m := c[mt]; m != nil {
 			w.schema(m.Schema)
 		}
 	}
@@ -115,8 +121,8 @@ func (w *targetWalker) schema(ref *openapi3.SchemaRef) {
 		}
 	}
 	for _, m := range []openapi3.Schemas{s.Properties, s.PatternProperties, s.DependentSchemas, s.Defs} {
-		for _, r := range m {
-			w.schema(r)
+		for _, name := range sortedKeys(m) {
+			w.schema(m[name])
 		}
 	}
 }

@@ -129,6 +129,26 @@ type Server struct {
 // Stderr returns what the server has logged so far.
 func (s *Server) Stderr() string { return s.stderr.String() }
 
+// WaitStderr waits up to 5 s for the server's stderr to satisfy ok, and
+// returns it; the test fails, saying what it waited for, when it does not.
+// stderr arrives on a pipe of its own, read concurrently with the
+// protocol: a line the server wrote before it answered a call can still be
+// on its way when the answer has been read.
+func (s *Server) WaitStderr(t testing.TB, what string, ok func(stderr string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out := s.Stderr()
+		if ok(out) {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr never showed %s:\n%s", what, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // StartStdio runs bin over stdio with env added to the environment and
 // connects the go-sdk client.
 func StartStdio(t testing.TB, bin string, env []string, args ...string) *Server {
@@ -142,6 +162,21 @@ func StartStdioClient(t testing.TB, bin string, env []string, opts *mcp.ClientOp
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
+	return startStdio(t, cmd, opts)
+}
+
+// StartStdioEnv is StartStdio with exactly env as the server's whole
+// environment (nil: no environment at all, as a registry or a client
+// that passes nothing starts it).
+func StartStdioEnv(t testing.TB, bin string, env []string, args ...string) *Server {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append([]string{}, env...)
+	return startStdio(t, cmd, nil)
+}
+
+func startStdio(t testing.TB, cmd *exec.Cmd, opts *mcp.ClientOptions) *Server {
+	t.Helper()
 	buf := &syncBuffer{}
 	cmd.Stderr = buf
 	client := mcp.NewClient(&mcp.Implementation{Name: "tailor-test", Version: "1"}, opts)

@@ -19,7 +19,7 @@ var listPetsTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"limit":{"default":20,"maximum":50,"minimum":1,"type":"integer"},"species":{"enum":["cat","dog","rabbit"],"type":"string"},"status":{"default":"available","enum":["available","adopted"],"type":"string"}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Pet":{"properties":{"age_months":{"minimum":0,"type":"integer"},"id":{"type":"string"},"name":{"type":"string"},"species":{"enum":["cat","dog","rabbit"],"type":"string"},"status":{"enum":["available","adopted"],"type":"string"}},"required":["id","name","species","status"],"type":"object"}},"properties":{"items":{"items":{"$ref":"#/$defs/Pet"},"type":"array"}},"required":["items"],"type":"object"}`,
+	OutputSchema: `{"$defs":{"Pet":{"properties":{"age_months":{"type":["integer","null"]},"id":{"type":["string","null"]},"name":{"type":["string","null"]},"species":{"type":["string","null"]},"status":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/Pet"},"type":["array","null"]}},"type":"object"}`,
 	Security:     [][]string{{"shelterKey"}},
 	Wrap:         "items",
 }
@@ -41,7 +41,7 @@ var getPetTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"petId":{"type":"string"}},"required":["petId"],"type":"object"}`,
-	OutputSchema: `{"properties":{"age_months":{"minimum":0,"type":"integer"},"id":{"type":"string"},"name":{"type":"string"},"species":{"enum":["cat","dog","rabbit"],"type":"string"},"status":{"enum":["available","adopted"],"type":"string"}},"required":["id","name","species","status"],"type":"object"}`,
+	OutputSchema: `{"properties":{"age_months":{"type":["integer","null"]},"id":{"type":["string","null"]},"name":{"type":["string","null"]},"species":{"type":["string","null"]},"status":{"type":["string","null"]}},"type":"object"}`,
 	Security:     [][]string{{"shelterKey"}},
 }
 
@@ -59,7 +59,7 @@ var adoptPetTool = &mcpkit.Tool{
 	Description:  "Adopt a pet",
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"adopter":{"description":"Full name of the adopting person.","type":"string"},"petId":{"type":"string"}},"required":["adopter","petId"],"type":"object"}`,
-	OutputSchema: `{"properties":{"adopter":{"type":"string"},"adoption_id":{"type":"string"},"fee":{"type":"integer"},"pet_id":{"type":"string"}},"type":"object"}`,
+	OutputSchema: `{"properties":{"adopter":{"type":["string","null"]},"adoption_id":{"type":["string","null"]},"fee":{"type":["integer","null"]},"pet_id":{"type":["string","null"]}},"type":"object"}`,
 	Security:     [][]string{{"shelterKey"}},
 }
 

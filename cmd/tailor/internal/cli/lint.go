@@ -64,7 +64,7 @@ have errors, 2 on a wrong command line.`,
 			if err != nil {
 				return err
 			}
-			res := lint.Run(ts.curated, ts.raw, ts.overlay, lint.Options{Budget: budget})
+			res := lint.Run(ts.curated, ts.raw, ts.overlay, lint.Options{Budget: budget, BudgetSet: cmd.Flags().Changed("budget")})
 			if err := lint.Write(cmd.OutOrStdout(), res, format); err != nil {
 				return err
 			}

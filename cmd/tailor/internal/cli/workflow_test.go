@@ -14,6 +14,7 @@ import (
 
 	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/generator/ir"
+	"github.com/tailormcp/tailor/internal/testkit"
 	"github.com/tailormcp/tailor/overlays"
 )
 
@@ -382,35 +383,34 @@ func TestWorkflowHelpAndUsage(t *testing.T) {
 }
 
 // TestWorkflowOnCorpus runs diff and lint on every spec of the real-world
-// corpus: no panic, an exit code of 0 or 1, JSON that parses.
+// corpus: no panic, an exit code of 0 or 1, JSON that parses, and no
+// token-budget error on a raw tool set (lint's default budget only warns);
+// and init drafts an overlay that generates. The wild specs (thirty more,
+// several large) are linted only, to keep the test's time in bounds;
+// TestCorpus generates each of them.
 func TestWorkflowOnCorpus(t *testing.T) {
-	dir := filepath.Join(repoRoot, "..", "shared", "corpus")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	dir := testkit.CorpusDir()
+	if dir == "" {
 		t.Skip("corpus not found beside the repository (../shared/corpus)")
 	}
-	var specs []string
-	for _, e := range entries {
-		if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".json") {
-			specs = append(specs, filepath.Join(dir, e.Name()))
-		}
+	specs, err := testkit.CorpusSpecs(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// A multi-file spec whose $refs climb out of its folder reads below
-	// the corpus entry's folder.
-	refRoot := map[string]string{}
-	if sep := filepath.Join(dir, "petstore-separate-v2", "spec", "swagger.yaml"); fileExists(sep) {
-		specs = append(specs, sep)
-		refRoot[sep] = filepath.Join(dir, "petstore-separate-v2")
-	}
-	for _, spec := range specs {
-		t.Run(filepath.Base(spec), func(t *testing.T) {
+	for _, cs := range specs {
+		spec := cs.Path
+		t.Run(cs.Name, func(t *testing.T) {
 			if testing.Short() && fileSize(spec) > 1<<20 {
 				t.Skip("large spec in -short mode")
 			}
-			for _, args := range [][]string{
-				{"diff", "--spec", spec, "--format", "json", "--ref-root", refRoot[spec]},
-				{"lint", "--spec", spec, "--format", "json", "--ref-root", refRoot[spec]},
-			} {
+			commands := [][]string{
+				{"diff", "--spec", spec, "--format", "json", "--ref-root", cs.RefRoot},
+				{"lint", "--spec", spec, "--format", "json", "--ref-root", cs.RefRoot},
+			}
+			if cs.Wild {
+				commands = commands[1:]
+			}
+			for _, args := range commands {
 				code, stdout, stderr := run(t, args...)
 				if code != ExitOK && code != ExitFailed {
 					t.Fatalf("%s: exit %d\n%s", args[0], code, stderr)
@@ -418,12 +418,21 @@ func TestWorkflowOnCorpus(t *testing.T) {
 				if code == ExitFailed && stdout == "" {
 					t.Fatalf("%s failed without a report:\n%s", args[0], stderr)
 				}
-				var v map[string]any
+				var v struct {
+					Findings []struct{ Rule, Severity string }
+				}
 				if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 					t.Fatalf("%s: not JSON: %v", args[0], err)
 				}
+				for _, f := range v.Findings {
+					if f.Rule == "token-budget" && f.Severity != "warning" {
+						t.Errorf("lint: token-budget is a %s on a raw tool set, want a warning", f.Severity)
+					}
+				}
 			}
-			initGenerates(t, spec, refRoot[spec])
+			if !cs.Wild {
+				initGenerates(t, spec, cs.RefRoot)
+			}
 		})
 	}
 }

@@ -30,7 +30,7 @@ var API = mcpkit.API{
 
 // Register adds every tool of the server to s.
 func Register(s *mcp.Server, k *mcpkit.Kit) {
-	k.AddTool(s, listReportsForTheWholeOrganisationIncludingArchiv52244eaTool, listReportsForTheWholeOrganisationIncludingArchiv52244ea)
+	k.AddTool(s, listReportsWholeOrganisationIncludingArchivedDeletedOnesTool, listReportsWholeOrganisationIncludingArchivedDeletedOnes)
 	k.AddTool(s, getReportTool, getReport)
 }
 

@@ -12,17 +12,17 @@ import (
 	"github.com/tailormcp/tailor/mcpkit"
 )
 
-// listReportsForTheWholeOrganisationIncludingArchiv52244eaTool is GET /reports (operationId listReportsForTheWholeOrganisationIncludingArchivedAndDeletedOnes).
-var listReportsForTheWholeOrganisationIncludingArchiv52244eaTool = &mcpkit.Tool{
-	Name:        "list_reports_for_the_whole_organisation_including_archiv_52244ea",
+// listReportsWholeOrganisationIncludingArchivedDeletedOnesTool is GET /reports (operationId listReportsForTheWholeOrganisationIncludingArchivedAndDeletedOnes).
+var listReportsWholeOrganisationIncludingArchivedDeletedOnesTool = &mcpkit.Tool{
+	Name:        "list_reports_whole_organisation_including_archived_deleted_ones",
 	Description: "Calls GET /reports.",
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: `{"additionalProperties":false,"properties":{"code":{"type":"string"}},"type":"object"}`,
 }
 
-// listReportsForTheWholeOrganisationIncludingArchiv52244ea calls GET /reports.
-func listReportsForTheWholeOrganisationIncludingArchiv52244ea(c *mcpkit.Call) *mcp.CallToolResult {
+// listReportsWholeOrganisationIncludingArchivedDeletedOnes calls GET /reports.
+func listReportsWholeOrganisationIncludingArchivedDeletedOnes(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodGet, "/reports")
 	r.Query("code", c.Arg("code"), mcpkit.FormStyle)
 	return c.Do(r)
@@ -36,7 +36,7 @@ var getReportTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"format":{"type":"string"},"id":{"type":"string"}},"required":["id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"value":{"type":"string"}},"required":["value"],"type":"object"}`,
+	OutputSchema: `{"properties":{"value":{"type":["string","null"]}},"type":"object"}`,
 	Wrap:         "value",
 }
 

@@ -18,7 +18,7 @@ var getPairTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Left":{"properties":{"right":{"$ref":"#/$defs/Right"}},"type":"object"},"Right":{"properties":{"left":{"$ref":"#/$defs/Left"}},"type":"object"}},"properties":{"right":{"$ref":"#/$defs/Right"}},"type":"object"}`,
+	OutputSchema: `{"$defs":{"Left":{"properties":{"right":{"$ref":"#/$defs/Right"}},"type":["object","null"]},"Right":{"properties":{"left":{"$ref":"#/$defs/Left"}},"type":["object","null"]}},"properties":{"right":{"$ref":"#/$defs/Right"}},"type":"object"}`,
 }
 
 // getPair calls GET /pairs.
@@ -34,7 +34,7 @@ var getTreeTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Node":{"properties":{"children":{"items":{"$ref":"#/$defs/Node"},"type":"array"},"name":{"type":"string"},"parent":{"$ref":"#/$defs/Node"}},"type":"object"}},"properties":{"children":{"items":{"$ref":"#/$defs/Node"},"type":"array"},"name":{"type":"string"},"parent":{"$ref":"#/$defs/Node"}},"type":"object"}`,
+	OutputSchema: `{"$defs":{"Node":{"properties":{"children":{"items":{"$ref":"#/$defs/Node"},"type":["array","null"]},"name":{"type":["string","null"]},"parent":{"$ref":"#/$defs/Node"}},"type":["object","null"]}},"properties":{"children":{"items":{"$ref":"#/$defs/Node"},"type":["array","null"]},"name":{"type":["string","null"]},"parent":{"$ref":"#/$defs/Node"}},"type":"object"}`,
 }
 
 // getTree calls GET /tree.

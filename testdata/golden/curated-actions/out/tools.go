@@ -20,7 +20,7 @@ var listNotesTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"properties":{"items":{"items":{"type":"string"},"type":"array"}},"required":["items"],"type":"object"}`,
+	OutputSchema: `{"properties":{"items":{"items":{"type":["string","null"]},"type":["array","null"]}},"type":"object"}`,
 	Wrap:         "items",
 }
 
@@ -37,7 +37,7 @@ var createNoteTool = &mcpkit.Tool{
 	Description:  "create",
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"text":{"type":"string"}},"type":"object"}`,
-	OutputSchema: `{"properties":{"items":{"items":{"type":"string"},"type":"array"}},"required":["items"],"type":"object"}`,
+	OutputSchema: `{"properties":{"items":{"items":{"type":["string","null"]},"type":["array","null"]}},"type":"object"}`,
 	Wrap:         "items",
 }
 

@@ -19,7 +19,7 @@ var getOrderTool = &mcpkit.Tool{
 	Description:  "Returns one order of the signed-in customer with its line items (line_item_id, name, price).\nCall this first: other tools take its line_item_id values.",
 	ReadOnly:     true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"order_number":{"description":"Order number as the customer gives it, e.g. \"5531\".","type":"string"}},"required":["order_number"],"type":"object"}`,
-	OutputSchema: `{"properties":{"line_items":{"items":{"properties":{"line_item_id":{"type":"string"},"name":{"type":"string"},"price":{"type":"integer"}},"type":"object"},"type":"array"},"order_id":{"type":"string"},"paid":{"type":"integer"},"status":{"type":"string"}},"required":["order_id","status"],"type":"object"}`,
+	OutputSchema: `{"properties":{"line_items":{"items":{"properties":{"line_item_id":{"type":["string","null"]},"name":{"type":["string","null"]},"price":{"type":["integer","null"]}},"type":["object","null"]},"type":["array","null"]},"order_id":{"type":["string","null"]},"paid":{"type":["integer","null"]},"status":{"type":["string","null"]}},"type":"object"}`,
 	Drop:         []string{"$['internal_notes']"},
 	Text:         "Order {{.body.order_id}} ({{.body.status}}): {{len .body.line_items}} items, paid {{money .body.paid}}.",
 	Errors: []mcpkit.ErrorRule{
@@ -43,7 +43,7 @@ var recentOrdersTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"limit":{"default":10,"maximum":20,"type":"integer"},"status":{"enum":["open","shipped"],"type":"string"}},"type":"object"}`,
-	OutputSchema: `{"properties":{"items":{"items":{"properties":{"order_id":{"type":"string"},"status":{"type":"string"}},"type":["object","null"]},"type":["array","null"]}},"required":["items"],"type":"object"}`,
+	OutputSchema: `{"properties":{"items":{"items":{"properties":{"order_id":{"type":["string","null"]},"status":{"type":["string","null"]}},"type":["object","null"]},"type":["array","null"]}},"type":"object"}`,
 	Wrap:         "items",
 	Defaults:     map[string]string{"limit": "10"},
 	Keep:         []string{"$[*].order_id", "$[*].status"},
@@ -63,7 +63,7 @@ var refundTool = &mcpkit.Tool{
 	Description:  "Refunds an order. Use only after the customer confirmed the amount.",
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"amount":{"minimum":1,"type":"integer"},"order_id":{"type":"string"}},"required":["amount","order_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"amount":{"type":"integer"},"refund_id":{"type":"string"}},"type":"object"}`,
+	OutputSchema: `{"properties":{"amount":{"type":["integer","null"]},"refund_id":{"type":["string","null"]}},"type":"object"}`,
 }
 
 // refund calls POST /refunds.

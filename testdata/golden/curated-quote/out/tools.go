@@ -18,7 +18,7 @@ var quoteRefundTool = &mcpkit.Tool{
 	Description:  "Previews a refund; changes nothing.",
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"line_item_ids":{"items":{"type":"string"},"type":"array"},"order_id":{"type":"string"}},"required":["line_item_ids","order_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"amount":{"type":"integer"},"cancel_line_item_ids":{"items":{"type":"string"},"type":"array"},"explanation":{"type":"string"},"quote_expires_at":{"description":"When the quote stops being valid.","format":"date-time","type":"string"},"quote_id":{"description":"Id of the stored quote; pass it to the confirm tool to carry the quote out.","type":"string"}},"required":["quote_expires_at","quote_id"],"type":"object"}`,
+	OutputSchema: `{"properties":{"amount":{"type":["integer","null"]},"cancel_line_item_ids":{"items":{"type":["string","null"]},"type":["array","null"]},"explanation":{"type":["string","null"]},"quote_expires_at":{"description":"When the quote stops being valid.","format":"date-time","type":"string"},"quote_id":{"description":"Id of the stored quote; pass it to the confirm tool to carry the quote out.","type":"string"}},"type":"object"}`,
 	Text:         "Refund NT${{money .body.amount}}: {{.body.explanation}}",
 	Quote:        &mcpkit.QuoteSpec{TTLSeconds: 600, ConfirmTool: "refund_items"},
 }

@@ -18,7 +18,7 @@ var listBooksTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"limit":{"description":"How many books to return.","maximum":100,"minimum":1,"type":"integer"}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Book":{"properties":{"author":{"$ref":"#/$defs/author"},"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"type":"object"},"author":{"properties":{"name":{"type":"string"}},"type":"object"}},"properties":{"items":{"items":{"$ref":"#/$defs/Book"},"type":"array"}},"required":["items"],"type":"object"}`,
+	OutputSchema: `{"$defs":{"Book":{"properties":{"author":{"$ref":"#/$defs/author"},"id":{"type":["string","null"]},"title":{"type":["string","null"]}},"type":["object","null"]},"author":{"properties":{"name":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/Book"},"type":["array","null"]}},"type":"object"}`,
 	Wrap:         "items",
 }
 
@@ -36,7 +36,7 @@ var getBookTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"book_id":{"description":"The book's id.","type":"string"}},"required":["book_id"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"author":{"properties":{"name":{"type":"string"}},"type":"object"}},"properties":{"author":{"$ref":"#/$defs/author"},"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"type":"object"}`,
+	OutputSchema: `{"$defs":{"author":{"properties":{"name":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"author":{"$ref":"#/$defs/author"},"id":{"type":["string","null"]},"title":{"type":["string","null"]}},"type":"object"}`,
 }
 
 // getBook calls GET /books/{book_id}.

@@ -19,7 +19,7 @@ var fetchTaskTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"expand":{"description":"Related objects to include.","enum":["owner","project"],"type":"string"},"task_id":{"description":"The task's id.","type":"string"}},"required":["task_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"done":{"type":"boolean"},"id":{"type":"string"},"title":{"type":"string"}},"type":"object"}`,
+	OutputSchema: `{"properties":{"done":{"type":["boolean","null"]},"id":{"type":["string","null"]},"title":{"type":["string","null"]}},"type":"object"}`,
 }
 
 // fetchTask calls GET /tasks/{task_id}.
@@ -36,7 +36,7 @@ var updateTaskTool = &mcpkit.Tool{
 	Description:  "Changes a task's title or marks it done.",
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"done":{"description":"Whether the task is done.","type":"boolean"},"task_id":{"description":"The task's id.","type":"string"},"title":{"description":"The new title.","type":"string"}},"required":["task_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"done":{"type":"boolean"},"id":{"type":"string"},"title":{"type":"string"}},"type":"object"}`,
+	OutputSchema: `{"properties":{"done":{"type":["boolean","null"]},"id":{"type":["string","null"]},"title":{"type":["string","null"]}},"type":"object"}`,
 }
 
 // updateTask calls PATCH /tasks/{task_id}.

@@ -18,7 +18,7 @@ var listItemsTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"labels":{"items":{"type":"string"},"type":"array"}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Item":{"properties":{"parts":{"items":{},"type":"array"},"sizes":{"items":{"type":["string","null"]},"type":"array"},"sku":{"type":"string"}},"required":["sku"],"type":"object"}},"properties":{"items":{"items":{"$ref":"#/$defs/Item"},"type":"array"}},"required":["items"],"type":"object"}`,
+	OutputSchema: `{"$defs":{"Item":{"properties":{"parts":{"items":{},"type":["array","null"]},"sizes":{"items":{"type":["string","null"]},"type":["array","null"]},"sku":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/Item"},"type":["array","null"]}},"type":"object"}`,
 	Wrap:         "items",
 }
 
@@ -35,7 +35,7 @@ var addItemTool = &mcpkit.Tool{
 	Description:  "Adds an item to the inventory.",
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"parts":{"items":{},"type":"array"},"sizes":{"items":{"type":["string","null"]},"type":"array"},"sku":{"type":"string"}},"required":["sku"],"type":"object"}`,
-	OutputSchema: `{"properties":{"parts":{"items":{},"type":"array"},"sizes":{"items":{"type":["string","null"]},"type":"array"},"sku":{"type":"string"}},"required":["sku"],"type":"object"}`,
+	OutputSchema: `{"properties":{"parts":{"items":{},"type":["array","null"]},"sizes":{"items":{"type":["string","null"]},"type":["array","null"]},"sku":{"type":["string","null"]}},"type":"object"}`,
 }
 
 // addItem calls POST /items.

@@ -19,7 +19,7 @@ var getNoteTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"fields":{"type":"string"},"note_id":{"description":"The note's id, as returned when it was created.","type":"string"}},"required":["note_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"type":"string"},"text":{"type":"string"}},"type":"object"}`,
+	OutputSchema: `{"properties":{"id":{"type":["string","null"]},"text":{"type":["string","null"]}},"type":"object"}`,
 }
 
 // getNote calls GET /notes/{note_id}.

@@ -18,7 +18,7 @@ var listOrdersTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"status":{}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Order":{"properties":{"id":{"type":"string"},"item":{"oneOf":[{"$ref":"#/$defs/book"}]}},"type":"object"},"book":{"properties":{"isbn":{"type":"string"},"kind":{"type":"string"}},"type":"object"}},"properties":{"items":{"items":{"$ref":"#/$defs/Order"},"type":"array"}},"required":["items"],"type":"object"}`,
+	OutputSchema: `{"$defs":{"Order":{"properties":{"id":{"type":["string","null"]},"item":{"anyOf":[{"$ref":"#/$defs/book"}]}},"type":["object","null"]},"book":{"properties":{"isbn":{"type":["string","null"]},"kind":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/Order"},"type":["array","null"]}},"type":"object"}`,
 	Wrap:         "items",
 }
 
@@ -36,7 +36,7 @@ var getOrderTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"order_id":{"type":"string"}},"required":["order_id"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"book":{"properties":{"isbn":{"type":"string"},"kind":{"type":"string"}},"type":"object"}},"properties":{"id":{"type":"string"},"item":{"oneOf":[{"$ref":"#/$defs/book"}]}},"type":"object"}`,
+	OutputSchema: `{"$defs":{"book":{"properties":{"isbn":{"type":["string","null"]},"kind":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"id":{"type":["string","null"]},"item":{"anyOf":[{"$ref":"#/$defs/book"}]}},"type":"object"}`,
 }
 
 // getOrder calls GET /orders/{order_id}.

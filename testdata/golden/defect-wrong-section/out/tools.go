@@ -34,7 +34,7 @@ var getPetTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"pet_id":{"type":"string"}},"required":["pet_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"name":{"type":"string"}},"type":"object"}`,
+	OutputSchema: `{"properties":{"name":{"type":["string","null"]}},"type":"object"}`,
 }
 
 // getPet calls GET /pets/{pet_id}.

@@ -36,7 +36,7 @@ var searchV2Tool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"cursor":{"type":"string"},"page":{"deprecated":true,"description":"Use cursor.","type":"integer"},"q":{"type":"string"}},"required":["q"],"type":"object"}`,
-	OutputSchema: `{"properties":{"hits":{"items":{"type":"string"},"type":"array"},"total":{"deprecated":true,"type":"integer"}},"type":"object"}`,
+	OutputSchema: `{"properties":{"hits":{"items":{"type":["string","null"]},"type":["array","null"]},"total":{"deprecated":true,"type":["integer","null"]}},"type":"object"}`,
 }
 
 // searchV2 calls GET /v2/search.

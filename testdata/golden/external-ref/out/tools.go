@@ -18,7 +18,7 @@ var listAnimalsTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Animal":{"properties":{"keeper":{"$ref":"#/$defs/Keeper"},"name":{"type":"string"}},"required":["name"],"type":"object"},"Keeper":{"properties":{"name":{"type":"string"},"shift":{"enum":["day","night"],"type":"string"}},"type":"object"}},"properties":{"items":{"items":{"$ref":"#/$defs/Animal"},"type":"array"}},"required":["items"],"type":"object"}`,
+	OutputSchema: `{"$defs":{"Animal":{"properties":{"keeper":{"$ref":"#/$defs/Keeper"},"name":{"type":["string","null"]}},"type":["object","null"]},"Keeper":{"properties":{"name":{"type":["string","null"]},"shift":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/Animal"},"type":["array","null"]}},"type":"object"}`,
 	Wrap:         "items",
 }
 
@@ -35,7 +35,7 @@ var getAnimalTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"id":{"type":"string"}},"required":["id"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"Keeper_2":{"properties":{"name":{"type":"string"},"shift":{"enum":["day","night"],"type":"string"}},"type":"object"}},"properties":{"keeper":{"$ref":"#/$defs/Keeper_2"},"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+	OutputSchema: `{"$defs":{"Keeper_2":{"properties":{"name":{"type":["string","null"]},"shift":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"keeper":{"$ref":"#/$defs/Keeper_2"},"name":{"type":["string","null"]}},"type":"object"}`,
 }
 
 // getAnimal calls GET /animals/{id}.

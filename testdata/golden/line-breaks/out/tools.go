@@ -18,12 +18,13 @@ var listPetsFuncInitPanicOperationIdTool = &mcpkit.Tool{
 	Description: "List\npets",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: "{\"additionalProperties\":false,\"properties\":{\"panic_path\":{\"description\":\"(The API description does not declare this path parameter.) (Sent as path parameter ` panic(\\\"path\\\") `.)\",\"type\":\"string\"}},\"required\":[\"panic_path\"],\"type\":\"object\"}",
 	Security:    [][]string{{"key"}},
 }
 
 // listPetsFuncInitPanicOperationId calls GET /pets func init() { panic("path") } //.
 func listPetsFuncInitPanicOperationId(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodGet, `/pets func init() { panic("path") } //`)
+	r.Path(` panic("path") `, c.Arg("panic_path"), mcpkit.Simple)
 	return c.Do(r)
 }

@@ -31,7 +31,7 @@ var API = mcpkit.API{
 func Register(s *mcp.Server, k *mcpkit.Kit) {
 	k.AddTool(s, findPetByIdTool, findPetById)
 	k.AddTool(s, petsListTool, petsList)
-	k.AddTool(s, getAllTheThingsFromTheVeryLongEndpointNameThat0710477Tool, getAllTheThingsFromTheVeryLongEndpointNameThat0710477)
+	k.AddTool(s, getThingsFromVeryLongEndpointNameThatKeepsGoingGoingTool, getThingsFromVeryLongEndpointNameThatKeepsGoingGoing)
 	k.AddTool(s, listPetsTool, listPets)
 	k.AddTool(s, listPets2Tool, listPets2)
 	k.AddTool(s, listPets3Tool, listPets3)

@@ -41,17 +41,17 @@ func petsList(c *mcpkit.Call) *mcp.CallToolResult {
 	return c.Do(r)
 }
 
-// getAllTheThingsFromTheVeryLongEndpointNameThat0710477Tool is GET /c (operationId getAllTheThingsFromTheVeryLongEndpointNameThatKeepsGoingAndGoingAndGoing).
-var getAllTheThingsFromTheVeryLongEndpointNameThat0710477Tool = &mcpkit.Tool{
-	Name:        "get_all_the_things_from_the_very_long_endpoint_name_that_0710477",
+// getThingsFromVeryLongEndpointNameThatKeepsGoingGoingTool is GET /c (operationId getAllTheThingsFromTheVeryLongEndpointNameThatKeepsGoingAndGoingAndGoing).
+var getThingsFromVeryLongEndpointNameThatKeepsGoingGoingTool = &mcpkit.Tool{
+	Name:        "get_things_from_very_long_endpoint_name_that_keeps_going_going",
 	Description: "Calls GET /c.",
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
 }
 
-// getAllTheThingsFromTheVeryLongEndpointNameThat0710477 calls GET /c.
-func getAllTheThingsFromTheVeryLongEndpointNameThat0710477(c *mcpkit.Call) *mcp.CallToolResult {
+// getThingsFromVeryLongEndpointNameThatKeepsGoingGoing calls GET /c.
+func getThingsFromVeryLongEndpointNameThatKeepsGoingGoing(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodGet, "/c")
 	return c.Do(r)
 }

@@ -16,8 +16,8 @@ var logEventTool = &mcpkit.Tool{
 	Name:         "log_event",
 	Description:  "Calls POST /events.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"count":{"exclusiveMinimum":0,"type":"integer"},"kind":{"const":"click"},"label":{"examples":["Buy now"],"type":["string","null"]},"tags":{"examples":[["promo","footer"]],"items":{"type":"string"},"type":"array"}},"required":["kind"],"type":"object"}`,
-	OutputSchema: `{"properties":{"count":{"exclusiveMinimum":0,"type":"integer"},"kind":{"const":"click"},"label":{"type":["string","null"]},"tags":{"items":{"type":"string"},"type":"array"}},"required":["kind"],"type":"object"}`,
+	InputSchema:  `{"additionalProperties":false,"properties":{"count":{"exclusiveMinimum":0,"type":"integer"},"label":{"examples":["Buy now"],"type":["string","null"]},"tags":{"examples":[["promo","footer"]],"items":{"type":"string"},"type":"array"}},"type":"object"}`,
+	OutputSchema: `{"properties":{"count":{"type":["integer","null"]},"kind":{},"label":{"type":["string","null"]},"tags":{"items":{"type":["string","null"]},"type":["array","null"]}},"type":"object"}`,
 }
 
 // logEvent calls POST /events.
@@ -25,7 +25,7 @@ func logEvent(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPost, "/events")
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("count", c.Arg("count"))
-	r.Field("kind", c.Arg("kind"))
+	r.Field("kind", mcpkit.Fixed(`"click"`))
 	r.Field("label", c.Arg("label"))
 	r.Field("tags", c.Arg("tags"))
 	return c.Do(r)

@@ -19,7 +19,7 @@ var listPetsTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"limit":{"default":20,"description":"How many pets to return at most.","maximum":100,"minimum":1,"type":"integer"}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Pet":{"properties":{"id":{"format":"int64","type":"integer"},"name":{"type":"string"},"tag":{"type":"string"}},"required":["id","name"],"type":"object"}},"properties":{"next":{"type":"string"},"pets":{"items":{"$ref":"#/$defs/Pet"},"type":"array"}},"type":"object"}`,
+	OutputSchema: `{"$defs":{"Pet":{"properties":{"id":{"type":["integer","null"]},"name":{"type":["string","null"]},"tag":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"next":{"type":["string","null"]},"pets":{"items":{"$ref":"#/$defs/Pet"},"type":["array","null"]}},"type":"object"}`,
 }
 
 // listPets calls GET /pets.
@@ -36,7 +36,7 @@ var createPetTool = &mcpkit.Tool{
 	Description:  "Adds a pet to the store and returns it with its id.",
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"name":{"description":"The pet's name.","type":"string"},"tag":{"type":"string"}},"required":["name"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"format":"int64","type":"integer"},"name":{"type":"string"},"tag":{"type":"string"}},"required":["id","name"],"type":"object"}`,
+	OutputSchema: `{"properties":{"id":{"type":["integer","null"]},"name":{"type":["string","null"]},"tag":{"type":["string","null"]}},"type":"object"}`,
 }
 
 // createPet calls POST /pets.
@@ -56,7 +56,7 @@ var showPetByIdTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"petId":{"description":"The pet's id.","format":"int64","type":"integer"}},"required":["petId"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"format":"int64","type":"integer"},"name":{"type":"string"},"tag":{"type":"string"}},"required":["id","name"],"type":"object"}`,
+	OutputSchema: `{"properties":{"id":{"type":["integer","null"]},"name":{"type":["string","null"]},"tag":{"type":["string","null"]}},"type":"object"}`,
 }
 
 // showPetById calls GET /pets/{petId}.
@@ -74,7 +74,7 @@ var replacePetTool = &mcpkit.Tool{
 	Idempotent:   true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"name":{"description":"The pet's name.","type":"string"},"petId":{"description":"The pet's id.","format":"int64","type":"integer"},"tag":{"type":"string"}},"required":["name","petId"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"format":"int64","type":"integer"},"name":{"type":"string"},"tag":{"type":"string"}},"required":["id","name"],"type":"object"}`,
+	OutputSchema: `{"properties":{"id":{"type":["integer","null"]},"name":{"type":["string","null"]},"tag":{"type":["string","null"]}},"type":"object"}`,
 }
 
 // replacePet calls PUT /pets/{petId}.

@@ -29,7 +29,7 @@ var API = mcpkit.API{
 
 // Register adds every tool of the server to s.
 func Register(s *mcp.Server, k *mcpkit.Kit) {
-	k.AddTool(s, replaceThingInTheCollectionOfThingsKeptForTheA27ff4b3Tool, replaceThingInTheCollectionOfThingsKeptForTheA27ff4b3)
+	k.AddTool(s, replaceInTheCollectionOfThingsKeptForAccountTheCallerTool, replaceInTheCollectionOfThingsKeptForAccountTheCaller)
 	k.AddTool(s, getThingByNameTool, getThingByName)
 }
 

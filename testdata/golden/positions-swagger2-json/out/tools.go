@@ -11,18 +11,18 @@ import (
 	"github.com/tailormcp/tailor/mcpkit"
 )
 
-// replaceThingInTheCollectionOfThingsKeptForTheA27ff4b3Tool is PUT /things/{id} (operationId ReplaceThingInTheCollectionOfThingsKeptForTheAccountOfTheCaller).
-var replaceThingInTheCollectionOfThingsKeptForTheA27ff4b3Tool = &mcpkit.Tool{
-	Name:         "replace_thing_in_the_collection_of_things_kept_for_the_a_27ff4b3",
+// replaceInTheCollectionOfThingsKeptForAccountTheCallerTool is PUT /things/{id} (operationId ReplaceThingInTheCollectionOfThingsKeptForTheAccountOfTheCaller).
+var replaceInTheCollectionOfThingsKeptForAccountTheCallerTool = &mcpkit.Tool{
+	Name:         "replace_in_the_collection_of_things_kept_for_account_the_caller",
 	Description:  "Calls PUT /things/{id}.",
 	Idempotent:   true,
 	OpenWorld:    true,
 	InputSchema:  "{\"additionalProperties\":false,\"properties\":{\"body_id\":{\"description\":\"(Sent as body field `id`; named body_id because another input is called id.)\",\"type\":\"string\"},\"color\":{\"type\":\"string\"},\"id\":{\"type\":\"string\"},\"size\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"id\"],\"type\":\"object\"}",
-	OutputSchema: `{"properties":{"color":{"type":"string"},"id":{"type":"string"},"size":{"type":["integer","null"]}},"type":"object"}`,
+	OutputSchema: `{"properties":{"color":{"type":["string","null"]},"id":{"type":["string","null"]},"size":{"type":["integer","null"]}},"type":"object"}`,
 }
 
-// replaceThingInTheCollectionOfThingsKeptForTheA27ff4b3 calls PUT /things/{id}.
-func replaceThingInTheCollectionOfThingsKeptForTheA27ff4b3(c *mcpkit.Call) *mcp.CallToolResult {
+// replaceInTheCollectionOfThingsKeptForAccountTheCaller calls PUT /things/{id}.
+func replaceInTheCollectionOfThingsKeptForAccountTheCaller(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPut, "/things/{id}")
 	r.Path("id", c.Arg("id"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)

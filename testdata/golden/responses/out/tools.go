@@ -18,7 +18,7 @@ var countThingsTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"properties":{"value":{"properties":{"n":{"type":"integer"}},"type":["object","null"]}},"required":["value"],"type":"object"}`,
+	OutputSchema: `{"properties":{"value":{"properties":{"n":{"type":["integer","null"]}},"type":["object","null"]}},"type":"object"}`,
 	Wrap:         "value",
 }
 
@@ -35,7 +35,7 @@ var getGreetingTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"properties":{"value":{"type":"string"}},"required":["value"],"type":"object"}`,
+	OutputSchema: `{"properties":{"value":{"type":["string","null"]}},"type":"object"}`,
 	Wrap:         "value",
 }
 
@@ -52,7 +52,7 @@ var listNamesTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"properties":{"items":{"items":{"type":"string"},"type":"array"}},"required":["items"],"type":"object"}`,
+	OutputSchema: `{"properties":{"items":{"items":{"type":["string","null"]},"type":["array","null"]}},"type":"object"}`,
 	Wrap:         "items",
 }
 

@@ -18,7 +18,7 @@ var listFilesTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"ids":{"items":{"type":"string"},"type":"array"},"owners":{"items":{"type":"string"},"type":"array"},"sizes":{"items":{"type":"integer"},"type":"array"},"tags":{"items":{"type":"string"},"type":"array"}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"File":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"size":{"format":"int64","type":"integer"}},"required":["id"],"type":"object"}},"properties":{"items":{"items":{"$ref":"#/$defs/File"},"type":"array"}},"required":["items"],"type":"object"}`,
+	OutputSchema: `{"$defs":{"File":{"properties":{"id":{"type":["string","null"]},"name":{"type":["string","null"]},"size":{"type":["integer","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/File"},"type":["array","null"]}},"type":"object"}`,
 	Wrap:         "items",
 }
 
@@ -38,7 +38,7 @@ var uploadFileTool = &mcpkit.Tool{
 	Description:  "Calls POST /files.",
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"file":{"description":"The content.","format":"binary","type":"string"},"note":{"type":"string"}},"required":["file"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"type":"string"},"name":{"type":"string"},"size":{"format":"int64","type":"integer"}},"required":["id"],"type":"object"}`,
+	OutputSchema: `{"properties":{"id":{"type":["string","null"]},"name":{"type":["string","null"]},"size":{"type":["integer","null"]}},"type":"object"}`,
 }
 
 // uploadFile calls POST /files.
@@ -56,7 +56,7 @@ var renameFileTool = &mcpkit.Tool{
 	Description:  "Calls POST /files/{id}/rename.",
 	OpenWorld:    true,
 	InputSchema:  `{"additionalProperties":false,"properties":{"id":{"type":"string"},"labels":{"items":{"type":"string"},"type":"array"},"name":{"type":"string"}},"required":["id","name"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"type":"string"},"name":{"type":"string"},"size":{"format":"int64","type":"integer"}},"required":["id"],"type":"object"}`,
+	OutputSchema: `{"properties":{"id":{"type":["string","null"]},"name":{"type":["string","null"]},"size":{"type":["integer","null"]}},"type":"object"}`,
 }
 
 // renameFile calls POST /files/{id}/rename.

@@ -1,0 +1,37 @@
+package model
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestShortenKeepsTheTail: names that differ only at the end stay apart,
+// without hashes, and a name is always the same for the same input.
+func TestShortenKeepsTheTail(t *testing.T) {
+	base := "post_crm_v3_objects_2026_09_beta_associations_from_object_type_to_object_type_labels_batch_"
+	common := commonWords([]string{base + "archive", base + "create", "get_crm_v3_objects_2026_09_beta_usage"})
+	a, b := shorten(base+"archive", MaxToolName, common), shorten(base+"create", MaxToolName, common)
+	for _, n := range []string{a, b} {
+		if len(n) > MaxToolName || !ValidToolName.MatchString(n) || !strings.HasPrefix(n, "post_") {
+			t.Errorf("%q: not a valid name starting with the verb", n)
+		}
+	}
+	if !strings.HasSuffix(a, "_batch_archive") || !strings.HasSuffix(b, "_batch_create") {
+		t.Errorf("the distinguishing tail was lost: %q, %q", a, b)
+	}
+	if strings.Contains(a, "2026") || strings.Contains(a, "crm") {
+		t.Errorf("version segments and words every name has should go first: %q", a)
+	}
+	if again := shorten(base+"archive", MaxToolName, common); again != a {
+		t.Errorf("not deterministic: %q, then %q", a, again)
+	}
+	// Only a name whose first and last words alone are too long is cut
+	// with a hash.
+	long := "get_" + strings.Repeat("x", 70)
+	if n := shorten(long, MaxToolName, nil); len(n) != MaxToolName || n == shorten(long+"y", MaxToolName, nil) {
+		t.Errorf("hash fallback: %q", n)
+	}
+	if n := shorten("list_pets", MaxToolName, common); n != "list_pets" {
+		t.Errorf("a short name changed: %q", n)
+	}
+}

@@ -1,0 +1,209 @@
+package mcpkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// A tool that declares an outputSchema must return structuredContent that
+// validates against it: clients check it (the TypeScript SDK, and so the
+// Inspector, rejects the whole call when it is missing or does not fit).
+// The generator writes output schemas that describe rather than police
+// (no required fields, no closed objects, null allowed), but an API can
+// still answer an object where its spec says array, or a string where it
+// says number. So every successful result is checked here against the
+// schema the tool declared, compiled on the tool's first result:
+//
+//   - a result with no structuredContent (an empty or non-JSON body) gets
+//     an empty object, which every output schema admits;
+//   - a value that does not fit is left out of structuredContent (an
+//     object member is removed, an array element becomes null) until the
+//     rest fits, and the log says what and why.
+//
+// The text content is never changed: the model still reads the whole
+// response.
+
+type outputCheck struct {
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+var outputChecks sync.Map // *Tool → *outputCheck
+
+// outputSchema is the tool's compiled outputSchema (nil when it has none
+// or it does not compile, which is logged once).
+func (k *Kit) outputSchema(t *Tool) *jsonschema.Schema {
+	if t.OutputSchema == "" {
+		return nil
+	}
+	v, _ := outputChecks.LoadOrStore(t, &outputCheck{})
+	oc := v.(*outputCheck)
+	oc.once.Do(func() {
+		var val *validator
+		val, oc.err = compileSchema(t.Name+".output", t.OutputSchema)
+		if oc.err != nil {
+			k.log.Error("output schema does not compile; results are sent unchecked", "tool", t.Name, "error", oc.err.Error())
+			return
+		}
+		oc.schema = val.schema
+	})
+	return oc.schema
+}
+
+// conform makes a successful result's structuredContent valid against the
+// tool's outputSchema. What it logs passes red (the call's redactor, on
+// top of the server's log redaction): a problem can quote the response.
+func (k *Kit) conform(t *Tool, res *mcp.CallToolResult, red *redactor) {
+	if res == nil || res.IsError || len(res.InputRequests) > 0 || t.OutputSchema == "" {
+		return // an error, or a request for input: not a result yet
+	}
+	s := k.outputSchema(t)
+	if s == nil {
+		return
+	}
+	if res.StructuredContent == nil {
+		res.StructuredContent = map[string]any{}
+		return
+	}
+	sc := res.StructuredContent
+	err := s.Validate(sc)
+	if err == nil {
+		return
+	}
+	if _, ok := err.(*jsonschema.ValidationError); !ok {
+		// Not JSON-typed values (a Go type the validator does not know):
+		// check their JSON form.
+		sc = jsonValue(sc)
+		if err = s.Validate(sc); err == nil {
+			res.StructuredContent = sc
+			return
+		}
+	}
+	sc = deepCopy(sc) // the original may be shared (a stored quote's body)
+	var problems []string
+	for round := 0; err != nil && round < 8; round++ {
+		ve, ok := err.(*jsonschema.ValidationError)
+		if !ok {
+			break
+		}
+		var locs [][]string
+		problems = append(problems, leafProblems(ve, &locs)...)
+		for _, loc := range locs {
+			if len(loc) == 0 {
+				sc = map[string]any{}
+				break
+			}
+			sc = removeAt(sc, loc)
+		}
+		err = s.Validate(sc)
+	}
+	if err != nil {
+		sc = map[string]any{}
+	}
+	res.StructuredContent = sc
+	k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)",
+		"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; ")))
+}
+
+// leafProblems describes the innermost failures of a validation error and
+// collects their instance locations, deepest first.
+func leafProblems(ve *jsonschema.ValidationError, locs *[][]string) []string {
+	var out []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		where := argPath(e.InstanceLocation)
+		if where == "" {
+			where = "(the whole result)"
+		}
+		out = append(out, where+": "+e.ErrorKind.LocalizedString(printer))
+		*locs = append(*locs, e.InstanceLocation)
+	}
+	walk(ve)
+	sort.SliceStable(*locs, func(i, j int) bool { return len((*locs)[i]) > len((*locs)[j]) })
+	return out
+}
+
+// removeAt leaves the value at loc out: an object member is deleted, an
+// array element becomes null (output schemas admit null below the root),
+// so the places of the other elements do not move.
+func removeAt(root any, loc []string) any {
+	parent := root
+	for _, seg := range loc[:len(loc)-1] {
+		switch p := parent.(type) {
+		case map[string]any:
+			parent = p[seg]
+		case []any:
+			i, ok := index(seg, len(p))
+			if !ok {
+				return root
+			}
+			parent = p[i]
+		default:
+			return root
+		}
+	}
+	last := loc[len(loc)-1]
+	switch p := parent.(type) {
+	case map[string]any:
+		delete(p, last)
+	case []any:
+		if i, ok := index(last, len(p)); ok {
+			p[i] = nil
+		}
+	}
+	return root
+}
+
+func index(seg string, n int) (int, bool) {
+	if !isIndex(seg) || len(seg) > 9 {
+		return 0, false
+	}
+	i := 0
+	for _, r := range seg {
+		i = i*10 + int(r-'0')
+	}
+	return i, i < n
+}
+
+// jsonValue is v as decoded JSON (numbers as json.Number).
+func jsonValue(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return map[string]any{}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if dec.Decode(&out) != nil {
+		return map[string]any{}
+	}
+	return out
+}
+
+func dedupeStrings(l []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range l {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if len(out) > 8 {
+		out = append(out[:8], "…")
+	}
+	return out
+}
