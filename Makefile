@@ -48,7 +48,7 @@ test-short:
 # Rewrite golden files after an intended change to the generated code.
 golden:
 	$(GO) test ./generator -run Golden -update
-	$(GO) test ./cmd/tailor/internal/cli -run Reports -update-reports
+	$(GO) test ./internal/cli -run Reports -update-reports
 
 generate:
 	$(GO) generate ./examples/...

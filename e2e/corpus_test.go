@@ -23,8 +23,8 @@ import (
 	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tailormcp/tailor/generator"
-	"github.com/tailormcp/tailor/generator/ir"
-	"github.com/tailormcp/tailor/generator/render"
+	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/render"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 

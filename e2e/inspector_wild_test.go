@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tailormcp/tailor/generator"
-	"github.com/tailormcp/tailor/generator/ir"
+	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 

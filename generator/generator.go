@@ -20,13 +20,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tailormcp/tailor/generator/curate"
-	"github.com/tailormcp/tailor/generator/diag"
-	"github.com/tailormcp/tailor/generator/ir"
-	"github.com/tailormcp/tailor/generator/load"
-	"github.com/tailormcp/tailor/generator/model"
-	"github.com/tailormcp/tailor/generator/render"
-	"github.com/tailormcp/tailor/overlays"
+	"github.com/tailormcp/tailor/internal/generate/curate"
+	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/load"
+	"github.com/tailormcp/tailor/internal/generate/model"
+	"github.com/tailormcp/tailor/internal/generate/render"
+	"github.com/tailormcp/tailor/internal/generate/overlay"
 	"gopkg.in/yaml.v3"
 )
 
@@ -106,13 +106,13 @@ func (r *Result) finish(pending func() []diag.Diagnostic) {
 func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 	res := &Result{}
 	var parseErrs []diag.Diagnostic
-	var ov *overlays.Overlay
+	var ov *overlay.Overlay
 	if opts.OverlayPath != "" {
 		data, err := os.ReadFile(opts.OverlayPath)
 		if err != nil {
 			return nil, nil, diag.At(diag.Pos{File: opts.OverlayPath}, "cannot read overlay: %v", unwrapPathError(err))
 		}
-		ov, err = overlays.ParsePartial(opts.OverlayPath, data)
+		ov, err = overlay.ParsePartial(opts.OverlayPath, data)
 		var de *diag.Errors
 		switch {
 		case err == nil:
@@ -235,7 +235,7 @@ func keptPrefix(kept map[string]bool, ptr string) bool {
 // loadSpec loads the spec, first applying the overlay's OpenAPI Overlay
 // actions when it has any; then it also returns the patched spec, which maps
 // positions back to the user's files.
-func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, *patchedSpec, []diag.Diagnostic, error) {
+func loadSpec(opts Options, ov *overlay.Overlay) (*load.Spec, *patchedSpec, []diag.Diagnostic, error) {
 	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, RefRoot: opts.RefRoot, Strict: opts.Strict, SkipValidation: opts.SkipValidation, ValidateInBackground: true}
 	if ov == nil || len(ov.Actions) == 0 {
 		spec, err := load.Load(opts.SpecPath, lo)
@@ -264,13 +264,13 @@ func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, *patchedSpec, []d
 		}
 		return spec, nil, nil, nil
 	}
-	patchedDoc, ds := overlays.ApplyActions(overlays.JSONable(doc), ov.Actions, opts.Strict)
+	patchedDoc, ds := overlay.ApplyActions(overlay.JSONable(doc), ov.Actions, opts.Strict)
 	l := &diag.List{}
 	l.Add(ds...)
 	if err := l.Err(); err != nil {
 		return nil, nil, nil, err
 	}
-	patched, err := newPatchedSpec(&root, overlays.JSONable(original), patchedDoc)
+	patched, err := newPatchedSpec(&root, overlay.JSONable(original), patchedDoc)
 	if err != nil {
 		return nil, nil, nil, diag.At(diag.Pos{File: opts.OverlayPath}, "the spec cannot be re-encoded after the overlay's actions: %v", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/go-openapi/jsonpointer"
 	"gopkg.in/yaml.v3"
 
-	"github.com/tailormcp/tailor/generator/diag"
+	"github.com/tailormcp/tailor/internal/diag"
 )
 
 // patchedSpec is the spec after an overlay's OpenAPI Overlay actions: the

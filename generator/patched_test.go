@@ -7,8 +7,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/tailormcp/tailor/generator/diag"
-	"github.com/tailormcp/tailor/overlays"
+	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/overlay"
 )
 
 // The line of every member of the patched text maps back to the line of
@@ -38,7 +38,7 @@ func TestPatchedLinesMapBack(t *testing.T) {
 			if err := root.Decode(&b); err != nil {
 				t.Fatal(err)
 			}
-			p, err := newPatchedSpec(&root, overlays.JSONable(a), overlays.JSONable(b))
+			p, err := newPatchedSpec(&root, overlay.JSONable(a), overlay.JSONable(b))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,8 +3,8 @@ package generator
 import (
 	"strings"
 
-	"github.com/tailormcp/tailor/generator/diag"
-	"github.com/tailormcp/tailor/generator/ir"
+	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/ir"
 )
 
 // checkPaths makes sure every call of every tool can fill its path: a

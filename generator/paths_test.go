@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tailormcp/tailor/generator/ir"
+	"github.com/tailormcp/tailor/internal/generate/ir"
 )
 
 // TestCheckPaths: a placeholder nothing fills is a generate-time error at

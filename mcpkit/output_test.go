@@ -14,7 +14,7 @@ import (
 )
 
 // An output schema as the generator writes it: an object root with
-// optional, nullable fields (see generator/schema/output.go).
+// optional, nullable fields (see internal/generate/schema/output.go).
 const outSchema = `{"type":"object","properties":{
 	"id":{"type":["string","null"]},
 	"price":{"type":["number","null"]},

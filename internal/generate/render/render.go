@@ -1,0 +1,165 @@
+// Package render is the last stage of the pipeline: it turns the IR into Go
+// source files, one template per file, formatted with go/format.
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"strconv"
+	"strings"
+	"text/template"
+	"unicode"
+
+	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/templates"
+)
+
+// Options controls rendering.
+type Options struct {
+	// Package is the Go package name of the generated files.
+	Package string
+	// Main also renders a main.go: in the package itself when Package is
+	// "main", else in cmd/<name>/main.go importing ImportPath.
+	Main       bool
+	ImportPath string
+	// ToolVersion goes into the generated header; empty leaves it out so
+	// golden files stay stable across releases.
+	ToolVersion string
+}
+
+// File is one generated file, path relative to the output directory.
+type File struct {
+	Path    string
+	Content []byte
+}
+
+var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"quote": goString, "schema": goString}).ParseFS(templates.FS, "*.go.tmpl"))
+
+// Render produces the files of api, in a fixed order.
+func Render(api *ir.API, opts Options) ([]File, error) {
+	if !ValidPackage(opts.Package) {
+		return nil, fmt.Errorf("package name %q is not a valid Go identifier", opts.Package)
+	}
+	v := newView(flatten(api), opts)
+	outputs := []struct{ path, tmpl string }{
+		{"server.go", "server.go.tmpl"},
+		{"tools.go", "tools.go.tmpl"},
+	}
+	if opts.Main {
+		if opts.Package == "main" {
+			outputs = append(outputs, struct{ path, tmpl string }{"main.go", "main.go.tmpl"})
+		} else {
+			if opts.ImportPath == "" {
+				return nil, fmt.Errorf("--main needs the generated package's import path (run inside a Go module, or pass --import-path)")
+			}
+			outputs = append(outputs, struct{ path, tmpl string }{"cmd/" + v.Name + "/main.go", "main.go.tmpl"})
+		}
+	}
+	var files []File
+	for _, o := range outputs {
+		var lits literals
+		t, err := tmpl.Clone()
+		if err != nil {
+			return nil, err
+		}
+		t.Funcs(template.FuncMap{"schema": lits.hold})
+		var buf bytes.Buffer
+		if err := t.ExecuteTemplate(&buf, o.tmpl, v); err != nil {
+			return nil, fmt.Errorf("rendering %s: %w", o.path, err)
+		}
+		src, err := format.Source(buf.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", o.path, err, excerpt(lits.restore(buf.Bytes()), err))
+		}
+		files = append(files, File{Path: o.path, Content: lits.restore(src)})
+	}
+	return files, nil
+}
+
+// goString renders s as a Go string literal: a raw string when that is
+// exact and readable, an interpreted one otherwise.
+func goString(s string) string {
+	if strings.ContainsAny(s, `"\\`) && strconv.CanBackquote(s) {
+		return "`" + s + "`"
+	}
+	return strconv.Quote(s)
+}
+
+// excerpt shows the lines around a go/format error, numbered.
+func excerpt(src []byte, err error) string {
+	line := 0
+	if msg := err.Error(); msg != "" {
+		if i := strings.IndexByte(msg, ':'); i > 0 {
+			line, _ = strconv.Atoi(msg[:i])
+		}
+	}
+	lines := strings.Split(string(src), "\n")
+	lo, hi := max(line-4, 0), min(line+3, len(lines))
+	if line == 0 {
+		lo, hi = 0, min(10, len(lines))
+	}
+	var b strings.Builder
+	for i := lo; i < hi; i++ {
+		fmt.Fprintf(&b, "%5d  %s\n", i+1, lines[i])
+	}
+	return b.String()
+}
+
+// ValidPackage reports whether name can be the package name of the
+// generated files: an ASCII Go identifier that is not a keyword nor "_".
+func ValidPackage(name string) bool { return name != "_" && isIdent(name) }
+
+func isIdent(s string) bool {
+	if s == "" || isKeyword(s) {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// flatten returns a copy of api in which the values the templates print
+// inside // comments (as well as in literals) hold no line breaks or other
+// control characters. A spec's title, server URL, path, operationId or API
+// key name with a line break would otherwise end the comment and put the
+// rest of the line into the generated package as Go code that the spec's
+// author wrote. None of these values means anything with a line break in
+// it: a path or header name containing one cannot even be sent.
+func flatten(api *ir.API) *ir.API {
+	cp := *api
+	cp.Title, cp.Name, cp.EnvPrefix = oneLine(cp.Title), oneLine(cp.Name), oneLine(cp.EnvPrefix)
+	cp.Source.SpecPath, cp.Source.OverlayPath = oneLine(cp.Source.SpecPath), oneLine(cp.Source.OverlayPath)
+	cp.Servers = make([]string, len(api.Servers))
+	for i, s := range api.Servers {
+		cp.Servers[i] = oneLine(s)
+	}
+	cp.Security = make([]ir.SecurityScheme, len(api.Security))
+	for i, s := range api.Security {
+		s.ParamName = oneLine(s.ParamName)
+		cp.Security[i] = s
+	}
+	cp.Tools = make([]*ir.Tool, len(api.Tools))
+	for i, t := range api.Tools {
+		tc := *t
+		if t.Call != nil {
+			call := *t.Call
+			call.Path, call.OperationID = oneLine(call.Path), oneLine(call.OperationID)
+			tc.Call = &call
+		}
+		cp.Tools[i] = &tc
+	}
+	return &cp
+}
+
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+}
