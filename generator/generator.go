@@ -20,13 +20,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tailormcp/tailor/internal/generate/curate"
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/curate"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/load"
 	"github.com/tailormcp/tailor/internal/generate/model"
-	"github.com/tailormcp/tailor/internal/generate/render"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/generate/render"
 	"gopkg.in/yaml.v3"
 )
 

@@ -10,12 +10,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tailormcp/tailor/generator"
-	"github.com/tailormcp/tailor/internal/generate/curate"
 	"github.com/tailormcp/tailor/internal/diag"
-	"github.com/tailormcp/tailor/internal/review/check"
+	"github.com/tailormcp/tailor/internal/generate/curate"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/load"
 	"github.com/tailormcp/tailor/internal/generate/model"
+	"github.com/tailormcp/tailor/internal/review/check"
 )
 
 // gitHistory is how many commits of the spec check searches for the

@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tailormcp/tailor/generator"
-	"github.com/tailormcp/tailor/mcpkit"
 	"github.com/tailormcp/tailor/internal/serve"
+	"github.com/tailormcp/tailor/mcpkit"
 )
 
 func newServeCmd() *cobra.Command {

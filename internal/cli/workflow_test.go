@@ -14,8 +14,8 @@ import (
 
 	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/generate/ir"
-	"github.com/tailormcp/tailor/internal/testkit"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/testkit"
 )
 
 var updateReports = flag.Bool("update-reports", false, "rewrite testdata/diff/*/ and testdata/lint/*/ stdout.txt and exitcode.txt from what tailor prints now")

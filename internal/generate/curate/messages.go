@@ -3,8 +3,8 @@ package curate
 import (
 	"fmt"
 
-	"github.com/tailormcp/tailor/mcpkit"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/mcpkit"
 )
 
 // messages checks overrides of mcpkit's built-in messages and returns them

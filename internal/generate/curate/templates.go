@@ -11,8 +11,8 @@ import (
 
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/ir"
-	"github.com/tailormcp/tailor/mcpkit"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/mcpkit"
 )
 
 // templateScope is what a template can see: its top-level names.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/review/cost"
-	"github.com/tailormcp/tailor/mcpkit"
 	"github.com/tailormcp/tailor/internal/serve"
+	"github.com/tailormcp/tailor/mcpkit"
 )
 
 // TestToolsListIsWhatTheServerLists compares the JSON cost counts with

@@ -23,9 +23,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tailormcp/tailor/internal/review/cost"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/review/cost"
 )
 
 // Report is the comparison of a raw and a curated tool set.

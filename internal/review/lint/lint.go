@@ -19,10 +19,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tailormcp/tailor/internal/review/cost"
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/review/cost"
 )
 
 // DefaultBudget is the tools/list size, in tokens, above which token-budget
