@@ -126,7 +126,7 @@ func generate(t *testing.T, c goldenCase) map[string][]byte {
 	if _, err := os.Stat("overlay.yaml"); err == nil {
 		opts.OverlayPath = "overlay.yaml"
 	}
-	res, err := generator.Generate(opts)
+	res, err := testkit.Generate(opts)
 	if err != nil {
 		t.Fatalf("generate: %v", err)
 	}
@@ -135,7 +135,7 @@ func generate(t *testing.T, c goldenCase) map[string][]byte {
 		files[f.Path] = f.Content
 	}
 	var w bytes.Buffer
-	for _, d := range res.Warnings {
+	for _, d := range res.Warnings() {
 		fmt.Fprintln(&w, d.String())
 	}
 	files["warnings.txt"] = w.Bytes()

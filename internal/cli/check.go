@@ -3,24 +3,15 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/diag"
-	"github.com/tailormcp/tailor/internal/generate/curate"
-	"github.com/tailormcp/tailor/internal/generate/ir"
-	"github.com/tailormcp/tailor/internal/generate/load"
-	"github.com/tailormcp/tailor/internal/generate/model"
 	"github.com/tailormcp/tailor/internal/review/check"
 )
-
-// gitHistory is how many commits of the spec check searches for the
-// version the output was generated from.
-const gitHistory = 200
 
 func newCheckCmd() *cobra.Command {
 	var o generator.Options
@@ -60,9 +51,12 @@ Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
 				return err
 			}
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-
-			res, genErr := generator.Generate(o)
-			breaking := reportBreaking(o, against, res, stdout, stderr)
+			out, genErr := generator.Run(o)
+			var files []generator.File
+			if genErr == nil {
+				files, genErr = out.Render()
+			}
+			breaking := reportBreaking(o, against, out, genErr == nil, stdout, stderr)
 			if genErr != nil {
 				var de *diag.Errors
 				if errors.As(genErr, &de) {
@@ -70,7 +64,7 @@ Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
 				}
 				return genErr
 			}
-			stale, err := check.Stale(o.OutDir, res.Files)
+			stale, err := check.Stale(o.OutDir, files)
 			if err != nil {
 				return err
 			}
@@ -87,7 +81,7 @@ Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
 			if breaking > 0 && failOnBreaking {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("tailor check: %d breaking change%s to the operations the tools call (--fail-on-breaking)", breaking, map[bool]string{true: "", false: "s"}[breaking == 1])}
 			}
-			fmt.Fprintf(stderr, "tailor check: %s is up to date (%d tools)\n", o.OutDir, len(res.API.Tools))
+			fmt.Fprintf(stderr, "tailor check: %s is up to date (%d tools)\n", o.OutDir, len(out.Curated.Tools))
 			return nil
 		},
 	}
@@ -101,93 +95,34 @@ Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
 // reportBreaking prints the breaking changes between the old spec and the
 // current one for the operations the tools call, and returns how many
 // there are. Problems finding the old spec are notes, not failures.
-func reportBreaking(o generator.Options, against string, res *generator.Result, stdout, stderr interface{ Write([]byte) (int, error) }) int {
+func reportBreaking(o generator.Options, against string, cur *generator.Output, curUsable bool, stdout, stderr io.Writer) int {
 	note := func(format string, args ...any) { fmt.Fprintf(stderr, "tailor check: "+format+"\n", args...) }
-	var oldData []byte
-	oldName := against
-	switch {
-	case against != "":
-		var err error
-		if oldData, err = os.ReadFile(against); err != nil {
-			if !strings.Contains(against, ":") {
-				note("cannot read --against: %v", err)
-				return 0
-			}
-			if oldData, err = check.GitShow(against); err != nil {
-				note("cannot read --against: %v", err)
-				return 0
-			}
-		}
-	default:
-		_, sum, err := check.Header(filepath.Join(o.OutDir, "server.go"))
-		if err != nil {
-			return 0 // the staleness check says what is wrong with the output
-		}
-		cur, err := os.ReadFile(o.SpecPath)
-		if err != nil || check.SHA256(cur) == sum {
-			return 0 // generated from this very spec: nothing to compare
-		}
-		data, commit, err := check.FindInGit(o.SpecPath, sum, gitHistory)
-		if err != nil {
-			note("the spec changed since %s was generated, but its earlier version was not found (%v); pass --against to list breaking changes", o.OutDir, err)
-			return 0
-		}
-		oldData, oldName = data, o.SpecPath+" at "+commit[:12]
+	old, problem := check.FindOld(o.OutDir, o.SpecPath, against)
+	if problem != "" {
+		note("%s", problem)
 	}
-	lo := load.Options{AllowRemoteRefs: o.AllowRemoteRefs, RefRoot: o.RefRoot, SkipValidation: true}
-	oldSpec, err := load.LoadData(o.SpecPath, oldData, lo)
-	if err != nil {
-		note("cannot load %s: %v", oldName, err)
+	if old == nil || cur == nil {
+		return 0 // nothing to compare, or generate reported what is wrong with the spec
+	}
+	oldOut, err := generator.Run(generator.Options{SpecPath: o.SpecPath, SpecData: old.Data, OverlayPath: o.OverlayPath,
+		AllowRemoteRefs: o.AllowRemoteRefs, RefRoot: o.RefRoot, SkipValidation: true})
+	if oldOut == nil {
+		note("cannot load %s: %v", old.Name, err)
 		return 0
 	}
-	newSpec, err := load.Load(o.SpecPath, lo)
+	changes, ops, err := check.Breaking(oldOut, cur, curUsable, old.Name)
 	if err != nil {
-		return 0 // generate reported it
-	}
-	ops := usedOperations(o, oldSpec, res)
-	changes, err := check.Breaking(oldSpec.Doc, newSpec.Doc, oldName, o.SpecPath, ops)
-	if err != nil {
-		note("cannot compare %s with %s: %v", oldName, o.SpecPath, err)
+		note("cannot compare %s with %s: %v", old.Name, o.SpecPath, err)
 		return 0
 	}
 	if len(changes) == 0 {
-		fmt.Fprintf(stdout, "no breaking changes from %s to %s in the %d operations the tools call\n", oldName, o.SpecPath, len(ops))
+		fmt.Fprintf(stdout, "no breaking changes from %s to %s in the %d operations the tools call\n", old.Name, o.SpecPath, ops)
 		return 0
 	}
-	fmt.Fprintf(stdout, "breaking changes from %s to %s in the operations the tools call (oasdiff):\n", oldName, o.SpecPath)
+	fmt.Fprintf(stdout, "breaking changes from %s to %s in the operations the tools call (oasdiff):\n", old.Name, o.SpecPath)
 	for _, c := range changes {
 		fmt.Fprintf(stdout, "  %s\n", c)
 	}
 	fmt.Fprintln(stdout)
 	return len(changes)
-}
-
-// usedOperations are the operations ("METHOD /path") the curated tools
-// call: those of the current tool set, and those the overlay picks in the
-// old spec (so that an operation the new spec dropped is included).
-func usedOperations(o generator.Options, oldSpec *load.Spec, res *generator.Result) map[string]bool {
-	ops := map[string]bool{}
-	addAPI := func(api *ir.API) {
-		for _, t := range api.Tools {
-			if t.Call != nil {
-				ops[t.Call.Method+" "+t.Call.Path] = true
-			}
-			for _, st := range t.Steps {
-				ops[st.Call.Method+" "+st.Call.Path] = true
-			}
-		}
-	}
-	if res != nil {
-		addAPI(res.API)
-	}
-	oldRaw, _ := model.Build(oldSpec, model.Options{})
-	if o.OverlayPath == "" {
-		addAPI(oldRaw)
-		return ops
-	}
-	if ov, err := parseOverlay(o.OverlayPath); err == nil {
-		cur, _ := curate.Apply(oldRaw, ov)
-		addAPI(cur)
-	}
-	return ops
 }

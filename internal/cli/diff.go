@@ -3,8 +3,6 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/tailormcp/tailor/generator"
-	"github.com/tailormcp/tailor/internal/generate/curate"
 	"github.com/tailormcp/tailor/internal/review/diff"
 )
 
@@ -45,49 +43,26 @@ Exit status: 0, 1 when the inputs have errors (also when the overlay no longer a
 			if err := oneOf("diff", "--format", format, diff.Formats); err != nil {
 				return err
 			}
+			cur, curErr := f.run()
 			var report *diff.Report
-			var impact *diff.Impact
-			if against != "" {
-				old, err := specFlags{spec: against, overlay: f.overlay, allowRemoteRefs: f.allowRemoteRefs}.build()
-				if err != nil {
-					// The overlay may have been changed for the new spec
-					// already: take the curated tools from there.
-					cur, cerr := f.build()
-					if cerr != nil {
-						return err
-					}
-					oldRaw, rerr := specFlags{spec: against, allowRemoteRefs: f.allowRemoteRefs}.build()
-					if rerr != nil {
-						return rerr
-					}
-					old = &toolSets{raw: oldRaw.raw, curated: cur.curated, overlay: cur.overlay}
+			if against == "" {
+				if curErr != nil {
+					return curErr
 				}
-				// The new spec, raw, and the overlay's diagnostics on it.
-				newRaw, err := generator.Build(generator.Options{SpecPath: f.spec, AllowRemoteRefs: f.allowRemoteRefs, RefRoot: f.refRoot, SkipValidation: true})
-				if err != nil {
+				report = diff.Of(cur)
+			} else {
+				// The older spec, curated with the same overlay; its $refs
+				// read below its own folder.
+				old, oldErr := specFlags{spec: against, overlay: f.overlay, allowRemoteRefs: f.allowRemoteRefs}.run()
+				var err error
+				if report, err = diff.Versions(cur, curErr, old, oldErr); err != nil {
 					return err
 				}
-				_, ds := curate.Apply(newRaw.API, old.overlay)
-				impact = diff.Against(old.raw, old.curated, newRaw.API, old.overlay, ds)
-				if len(impact.OverlayErrors) > 0 {
-					// The curated set of --spec cannot be built: report on
-					// the old one.
-					report = diff.Compare(old.raw, old.curated, old.overlay)
-					report.Note = "The overlay no longer applies to " + f.spec + " (see the errors below): the tools are those of " + against + "."
-				}
 			}
-			if report == nil {
-				ts, err := f.build()
-				if err != nil {
-					return err
-				}
-				report = diff.Compare(ts.raw, ts.curated, ts.overlay)
-			}
-			report.Against = impact
 			if err := diff.Write(cmd.OutOrStdout(), report, format); err != nil {
 				return err
 			}
-			if impact != nil && len(impact.OverlayErrors) > 0 {
+			if report.Against != nil && len(report.Against.OverlayErrors) > 0 {
 				return &exitError{code: ExitFailed}
 			}
 			return nil

@@ -31,22 +31,26 @@ printed to stderr as warnings; problems that do are printed as file:line:col err
 			if err := checkGenerateFlags("generate", &o, omitVersion); err != nil {
 				return err
 			}
-			res, err := generator.Generate(o)
+			out, err := generator.Run(o)
 			if err != nil {
 				return err
 			}
-			for _, w := range res.Warnings {
+			files, err := out.Render()
+			if err != nil {
+				return err
+			}
+			for _, w := range out.Warnings() {
 				fmt.Fprintln(cmd.ErrOrStderr(), w.String())
 			}
 			if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 				return err
 			}
-			wrote, err := generator.Write(o.OutDir, res.Files)
+			wrote, err := generator.Write(o.OutDir, files)
 			if err != nil {
 				return err
 			}
 			if !quiet {
-				fmt.Fprintf(cmd.ErrOrStderr(), "tailor: %d tools; wrote %d of %d files in %s\n", len(res.API.Tools), len(wrote), len(res.Files), o.OutDir)
+				fmt.Fprintf(cmd.ErrOrStderr(), "tailor: %d tools; wrote %d of %d files in %s\n", len(out.Curated.Tools), len(wrote), len(files), o.OutDir)
 			}
 			return nil
 		},

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/review/draft"
 )
 
@@ -37,11 +36,12 @@ Without --out the draft goes to stdout. An existing --out file is not overwritte
 					return &exitError{code: ExitUsage, err: fmt.Errorf("tailor init: %s exists; pass --force to overwrite it", out)}
 				}
 			}
-			res, err := generator.Build(generator.Options{SpecPath: f.spec, AllowRemoteRefs: f.allowRemoteRefs, RefRoot: f.refRoot, SkipValidation: true})
+			f.overlay = "" // the draft is of the raw tool set
+			res, err := f.run()
 			if err != nil {
 				return err
 			}
-			text := draft.Overlay(res.API, draft.Options{SpecPath: f.spec, OverlayPath: out})
+			text := draft.Overlay(res.Raw, draft.Options{SpecPath: f.spec, OverlayPath: out})
 			if out == "" {
 				_, err := cmd.OutOrStdout().Write(text)
 				return err
@@ -49,7 +49,7 @@ Without --out the draft goes to stdout. An existing --out file is not overwritte
 			if err := os.WriteFile(out, text, 0o644); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "tailor: wrote %s with %d tools; curate it, then: tailor diff --spec %s --overlay %s\n", out, len(res.API.Tools), f.spec, out)
+			fmt.Fprintf(cmd.ErrOrStderr(), "tailor: wrote %s with %d tools; curate it, then: tailor diff --spec %s --overlay %s\n", out, len(res.Raw.Tools), f.spec, out)
 			return nil
 		},
 	}

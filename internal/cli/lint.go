@@ -60,11 +60,11 @@ have errors, 2 on a wrong command line.`,
 			if budget < 0 {
 				return &exitError{code: ExitUsage, err: fmt.Errorf("tailor lint: --budget must be 0 (no budget) or a number of tokens, not %d", budget)}
 			}
-			ts, err := f.build()
+			out, err := f.run()
 			if err != nil {
 				return err
 			}
-			res := lint.Run(ts.curated, ts.raw, ts.overlay, lint.Options{Budget: budget, BudgetSet: cmd.Flags().Changed("budget")})
+			res := lint.Run(out.Curated, out.Raw, out.Overlay, lint.Options{Budget: budget, BudgetSet: cmd.Flags().Changed("budget")})
 			if err := lint.Write(cmd.OutOrStdout(), res, format); err != nil {
 				return err
 			}

@@ -29,18 +29,17 @@ variables use the same prefix.`,
 			if o.SpecPath == "" {
 				return &exitError{code: ExitUsage, err: fmt.Errorf("tailor serve: --spec is required (see tailor serve --help)")}
 			}
-			if o.Name == "" {
-				o.Name = "tailor"
-			}
-			o.Package = "server"
-			res, err := generator.Build(o)
+			// The server's name, and so its environment prefix, is the
+			// generated server's: --name, else the overlay's server.name
+			// (there is no package to fall back on: then the spec's title).
+			out, err := generator.Run(o)
 			if err != nil {
 				return err
 			}
-			for _, w := range res.Warnings {
+			for _, w := range out.Warnings() {
 				fmt.Fprintln(cmd.ErrOrStderr(), w.String())
 			}
-			api, register := serve.API(res.API)
+			api, register := serve.API(out.Curated)
 			if code := mcpkit.Run(api, register, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
 				return &exitError{code: code}
 			}
@@ -50,7 +49,7 @@ variables use the same prefix.`,
 	f := cmd.Flags()
 	f.StringVar(&o.SpecPath, "spec", "", "OpenAPI description to read (YAML or JSON)")
 	f.StringVar(&o.OverlayPath, "overlay", "", "tailor overlay that curates the tool set (default: the raw tool set)")
-	f.StringVar(&o.Name, "name", "", "server name, also the environment variable prefix (default: the overlay's server.name, or tailor)")
+	f.StringVar(&o.Name, "name", "", "server name, also the environment variable prefix (default: the overlay's server.name, else the spec's title in snake_case, else tailor)")
 	f.StringVar(&o.EnvPrefix, "env-prefix", "", "prefix of the environment variables the server reads (default: the name in upper case)")
 	f.BoolVar(&o.AllowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs")
 	f.StringVar(&o.RefRoot, "ref-root", "", refRootUsage)

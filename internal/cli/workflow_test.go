@@ -260,11 +260,11 @@ func initGenerates(t *testing.T, spec, refRoot string) {
 	if _, err := overlay.Parse(out, data); err != nil {
 		t.Fatalf("the draft does not parse: %v\n%s", err, data)
 	}
-	raw, err := generator.Build(generator.Options{SpecPath: spec, RefRoot: refRoot, SkipValidation: true})
+	raw, err := generator.Run(generator.Options{SpecPath: spec, RefRoot: refRoot, SkipValidation: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cur, err := generator.Build(generator.Options{SpecPath: spec, OverlayPath: out, RefRoot: refRoot, SkipValidation: true})
+	cur, err := generator.Run(generator.Options{SpecPath: spec, OverlayPath: out, RefRoot: refRoot, SkipValidation: true})
 	if err != nil {
 		t.Fatalf("the draft does not generate: %v\n%s", err, data)
 	}
@@ -277,7 +277,7 @@ func initGenerates(t *testing.T, spec, refRoot string) {
 		sort.Strings(out)
 		return out
 	}
-	if have, want := sig(cur.API.Tools), sig(raw.API.Tools); strings.Join(have, "\n") != strings.Join(want, "\n") {
+	if have, want := sig(cur.Curated.Tools), sig(raw.Curated.Tools); strings.Join(have, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the draft's %d tools are not the raw set's %d", len(have), len(want))
 	}
 	if code, _, _ := run(t, "init", "--spec", spec, "--out", out); code != ExitUsage {

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -26,6 +27,7 @@ import (
 	"github.com/go-openapi/jsonpointer"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/overlay"
 )
 
 // Options tunes loading.
@@ -47,6 +49,11 @@ type Options struct {
 	// produces warnings and dominates load time on large specs (and the
 	// validation cache with it).
 	SkipValidation bool
+	// Actions are an overlay's OpenAPI Overlay actions, applied to the
+	// spec before it is read (actions.go); ActionsFile is that overlay's
+	// path, where positions in what the actions added point.
+	Actions     []*overlay.Action
+	ActionsFile string
 }
 
 // Spec is a loaded description.
@@ -58,12 +65,20 @@ type Spec struct {
 	Version string
 	// SHA256 is the hex digest of the root file's bytes.
 	SHA256 string
-	// Warnings are problems that did not stop loading.
+	// Warnings are problems that did not stop loading, positioned in the
+	// text loaded (see Place).
 	Warnings []diag.Diagnostic
+	// ActionWarnings are the overlay's actions that matched nothing
+	// (positioned in the overlay).
+	ActionWarnings []diag.Diagnostic
 	// pending delivers the warnings of a background validation.
 	pending chan []diag.Diagnostic
 	// locate places JSON pointers in the spec's text (locate.go).
 	locate *locator
+	// patched maps positions in a spec an overlay's actions changed back
+	// to the user's files (patched.go); actionsFile is that overlay.
+	patched     *patchedSpec
+	actionsFile string
 }
 
 // Load reads the description at path.
@@ -78,6 +93,28 @@ func Load(path string, opts Options) (*Spec, error) {
 // LoadData is Load for bytes already in memory; path is used to resolve
 // relative $refs and in messages.
 func LoadData(path string, data []byte, opts Options) (*Spec, error) {
+	loads.Add(1)
+	if len(opts.Actions) > 0 {
+		return loadPatched(path, data, opts)
+	}
+	return loadText(path, data, opts)
+}
+
+// loads counts the descriptions loaded, for the test that each command
+// loads each input once.
+var loads atomic.Int64
+
+// Count is how many descriptions this process has loaded (Load and
+// LoadData calls).
+func Count() int64 { return loads.Load() }
+
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// loadText reads a description from its text.
+func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	sum := sha256.Sum256(data)
 	spec := &Spec{Path: path, SHA256: hex.EncodeToString(sum[:])}
 

@@ -29,17 +29,17 @@ func TestHeldLiteralsFormatTheSame(t *testing.T) {
 			if ov := filepath.Join(filepath.Dir(spec), "overlay.yaml"); fileExists(ov) {
 				opts.OverlayPath = ov
 			}
-			res, err := generator.Build(opts)
+			res, err := generator.Run(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			render.HoldLiterals(false)
-			plain, err := render.Render(res.API, render.Options{Package: "x"})
+			plain, err := render.Render(res.Curated, render.Options{Package: "x"})
 			render.HoldLiterals(true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			held, err := render.Render(res.API, render.Options{Package: "x"})
+			held, err := render.Render(res.Curated, render.Options{Package: "x"})
 			if err != nil {
 				t.Fatal(err)
 			}

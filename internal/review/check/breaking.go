@@ -24,10 +24,10 @@ func (c Change) String() string {
 	return c.Level + ": " + c.Method + " " + c.Path + ": " + c.Text + " [" + c.ID + "]"
 }
 
-// Breaking compares two specs with oasdiff's backward-compatibility checks
-// and returns the changes rated error or warning to the operations in ops
-// ("METHOD /path"); a nil ops keeps every operation's changes.
-func Breaking(oldDoc, newDoc *openapi3.T, oldName, newName string, ops map[string]bool) ([]Change, error) {
+// oasdiffChanges compares two specs with oasdiff's backward-compatibility
+// checks and returns the changes rated error or warning to the operations
+// in ops ("METHOD /path"); a nil ops keeps every operation's changes.
+func oasdiffChanges(oldDoc, newDoc *openapi3.T, oldName, newName string, ops map[string]bool) ([]Change, error) {
 	s1 := &load.SpecInfo{Spec: oldDoc, Source: load.NewSource(oldName), Version: version(oldDoc)}
 	s2 := &load.SpecInfo{Spec: newDoc, Source: load.NewSource(newName), Version: version(newDoc)}
 	d, sources, err := diff.GetWithOperationsSourcesMap(diff.NewConfig(), s1, s2)

@@ -1,13 +1,14 @@
-// Package drift finds where committed generated code, its spec and the
-// current spec have moved apart, for `tailor check` in CI:
+// Package check is `tailor check`: it finds where committed generated
+// code, its spec and the current spec have moved apart, for CI:
 //
 //   - Stale compares freshly rendered files with the committed ones and
 //     gives a unified diff of each that differs;
-//   - Header reads the spec hash the generated header records, and
-//     FindInGit looks the spec's git history up for the version with that
-//     hash: the spec the committed output was generated from;
-//   - Breaking runs oasdiff's backward-compatibility checks between two
-//     specs and keeps the changes to the operations the tools call.
+//   - FindOld finds the spec the committed output was generated from: by
+//     the hash its header records (Header), in the spec's git history
+//     (FindInGit), or as --against names it;
+//   - Breaking runs oasdiff's backward-compatibility checks between the
+//     runs of the old and the current spec and keeps the changes to the
+//     operations the tools call.
 package check
 
 import (
@@ -24,7 +25,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
-	"github.com/tailormcp/tailor/internal/generate/render"
+	"github.com/tailormcp/tailor/generator"
 )
 
 // FileDiff is one generated file that is not what it would be now.
@@ -38,7 +39,7 @@ type FileDiff struct {
 }
 
 // Stale returns the files under dir whose content differs from files.
-func Stale(dir string, files []render.File) ([]FileDiff, error) {
+func Stale(dir string, files []generator.File) ([]FileDiff, error) {
 	var out []FileDiff
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))

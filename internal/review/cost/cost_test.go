@@ -30,11 +30,11 @@ func TestToolsListIsWhatTheServerLists(t *testing.T) {
 			if c.overlay != "" {
 				opts.OverlayPath = filepath.Join("..", "..", "..", c.overlay)
 			}
-			res, err := generator.Build(opts)
+			res, err := generator.Run(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			api, register := serve.API(res.API)
+			api, register := serve.API(res.Curated)
 			server, _, err := mcpkit.NewServer(api, mcpkit.Config{BaseURL: "http://127.0.0.1:1", Log: io.Discard}, register)
 			if err != nil {
 				t.Fatal(err)
@@ -55,14 +55,14 @@ func TestToolsListIsWhatTheServerLists(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(listed.Tools) != len(res.API.Tools) {
-				t.Fatalf("the server lists %d tools, the IR has %d", len(listed.Tools), len(res.API.Tools))
+			if len(listed.Tools) != len(res.Curated.Tools) {
+				t.Fatalf("the server lists %d tools, the IR has %d", len(listed.Tools), len(res.Curated.Tools))
 			}
 			byName := map[string]*mcp.Tool{}
 			for _, lt := range listed.Tools {
 				byName[lt.Name] = lt
 			}
-			for _, tool := range res.API.Tools {
+			for _, tool := range res.Curated.Tools {
 				var have, want any
 				if err := json.Unmarshal(cost.ToolJSON(tool), &have); err != nil {
 					t.Fatal(err)
@@ -75,12 +75,12 @@ func TestToolsListIsWhatTheServerLists(t *testing.T) {
 					t.Errorf("%s:\ncost: %s\nlisted: %s", tool.Name, cost.ToolJSON(tool), b)
 				}
 			}
-			m := cost.Of(res.API)
-			if whole := cost.Tokens(cost.ToolsList(res.API)); whole != m.Tokens {
+			m := cost.Of(res.Curated)
+			if whole := cost.Tokens(cost.ToolsList(res.Curated)); whole != m.Tokens {
 				t.Errorf("Of says %d tokens, the whole list counts %d", m.Tokens, whole)
 			}
-			if m.Bytes != len(cost.ToolsList(res.API)) {
-				t.Errorf("Of says %d bytes, the list has %d", m.Bytes, len(cost.ToolsList(res.API)))
+			if m.Bytes != len(cost.ToolsList(res.Curated)) {
+				t.Errorf("Of says %d bytes, the list has %d", m.Bytes, len(cost.ToolsList(res.Curated)))
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package generator
+package curate
 
 import (
 	"strings"
@@ -7,13 +7,13 @@ import (
 	"github.com/tailormcp/tailor/internal/generate/ir"
 )
 
-// checkPaths makes sure every call of every tool can fill its path: a
+// CheckPaths makes sure every call of every tool can fill its path: a
 // placeholder that no argument, fixed value or context value fills would
 // make every call of the tool fail at run time, so it is an error here.
 // (The model stage declares placeholders the spec forgot, and curate
 // refuses to hide a required parameter without a source; this is the
 // guarantee that nothing slipped between them.)
-func checkPaths(api *ir.API) error {
+func CheckPaths(api *ir.API) error {
 	l := &diag.List{}
 	for _, t := range api.Tools {
 		pos := diag.Pos{File: t.Origin.File, Line: t.Origin.Line, Col: t.Origin.Col}

@@ -1,4 +1,4 @@
-package generator
+package load
 
 import (
 	"os"
@@ -17,7 +17,7 @@ import (
 func TestPatchedLinesMapBack(t *testing.T) {
 	// ../shared/corpus beside the checkout (testkit.CorpusDir, which this
 	// package's own tests cannot import).
-	dir := filepath.Join("..", "..", "shared", "corpus")
+	dir := filepath.Join("..", "..", "..", "..", "shared", "corpus")
 	if _, err := os.Stat(dir); err != nil || testing.Short() {
 		t.Skip("needs ../shared/corpus beside the checkout")
 	}

@@ -2,22 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tailormcp/tailor/generator"
-	"github.com/tailormcp/tailor/internal/generate/ir"
-	"github.com/tailormcp/tailor/internal/generate/overlay"
 )
-
-// toolSets are the raw and curated tool sets of a spec and overlay, which
-// diff, lint, init and check start from.
-type toolSets struct {
-	raw, curated *ir.API
-	overlay      *overlay.Overlay // nil without one
-}
 
 // specFlags are the input flags diff, lint and init share.
 type specFlags struct {
@@ -32,36 +22,11 @@ func (f *specFlags) addRefFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&f.refRoot, "ref-root", "", refRootUsage)
 }
 
-// build runs the pipeline without rendering, with and without the overlay.
-// Spec validation is skipped: its warnings are generate's business.
-func (f specFlags) build() (*toolSets, error) {
-	opts := generator.Options{SpecPath: f.spec, OverlayPath: f.overlay, AllowRemoteRefs: f.allowRemoteRefs, RefRoot: f.refRoot, SkipValidation: true}
-	cur, err := generator.Build(opts)
-	if err != nil {
-		return nil, err
-	}
-	ts := &toolSets{raw: cur.API, curated: cur.API}
-	if f.overlay == "" {
-		return ts, nil
-	}
-	if ts.overlay, err = parseOverlay(f.overlay); err != nil {
-		return nil, err
-	}
-	opts.OverlayPath = ""
-	raw, err := generator.Build(opts)
-	if err != nil {
-		return nil, err
-	}
-	ts.raw = raw.API
-	return ts, nil
-}
-
-func parseOverlay(path string) (*overlay.Overlay, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read overlay: %w", err)
-	}
-	return overlay.Parse(path, data)
+// run runs the pipeline once on the flags' spec and overlay: the raw and
+// the curated tool sets. Spec validation is skipped: its warnings are
+// generate's business. See generator.Run for what comes back with an error.
+func (f specFlags) run() (*generator.Output, error) {
+	return generator.Run(generator.Options{SpecPath: f.spec, OverlayPath: f.overlay, AllowRemoteRefs: f.allowRemoteRefs, RefRoot: f.refRoot, SkipValidation: true})
 }
 
 // required returns a usage error naming the flags that are missing.

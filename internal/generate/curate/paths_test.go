@@ -1,4 +1,4 @@
-package generator
+package curate
 
 import (
 	"strings"
@@ -16,22 +16,22 @@ func TestCheckPaths(t *testing.T) {
 			Call: &ir.Call{Method: "GET", Path: "/jobs/{job_id}/files/{file}", Params: params}}
 	}
 	file := &ir.Param{Name: "file", In: ir.InPath, Arg: "file"}
-	err := checkPaths(&ir.API{Tools: []*ir.Tool{tool(file)}})
+	err := CheckPaths(&ir.API{Tools: []*ir.Tool{tool(file)}})
 	if err == nil || !strings.Contains(err.Error(), "openapi.yaml:12:5: error:") || !strings.Contains(err.Error(), "{job_id}") {
 		t.Errorf("an unfilled placeholder: %v", err)
 	}
 	hidden := &ir.Param{Name: "job_id", In: ir.InPath} // dropped: no argument, no source
-	if err := checkPaths(&ir.API{Tools: []*ir.Tool{tool(file, hidden)}}); err == nil {
+	if err := CheckPaths(&ir.API{Tools: []*ir.Tool{tool(file, hidden)}}); err == nil {
 		t.Errorf("a dropped path parameter passed")
 	}
 	for _, src := range []ir.ValueSource{{Fixed: []byte(`"7"`)}, {Context: "tenant"}, {Credential: "key"}, {Template: "{{.item}}"}} {
 		p := &ir.Param{Name: "job_id", In: ir.InPath, Source: src}
-		if err := checkPaths(&ir.API{Tools: []*ir.Tool{tool(file, p)}}); err != nil {
+		if err := CheckPaths(&ir.API{Tools: []*ir.Tool{tool(file, p)}}); err != nil {
 			t.Errorf("filled by %+v: %v", src, err)
 		}
 	}
 	composed := &ir.Tool{Name: "both", Steps: []*ir.Step{{Name: "first", Call: &ir.Call{Method: "GET", Path: "/a/{x}"}}}}
-	if err := checkPaths(&ir.API{Tools: []*ir.Tool{composed}}); err == nil || !strings.Contains(err.Error(), "step first") {
+	if err := CheckPaths(&ir.API{Tools: []*ir.Tool{composed}}); err == nil || !strings.Contains(err.Error(), "step first") {
 		t.Errorf("a composed tool's step: %v", err)
 	}
 }

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestServeNamesTheServerAsGenerateDoes: without --name, tailor serve is
+// the server generate makes from the same overlay: its name is the
+// overlay's server.name, and so is its environment prefix (it once was
+// always "tailor", and read TAILOR_* variables).
+func TestServeNamesTheServerAsGenerateDoes(t *testing.T) {
+	shop := []string{"serve", "--spec", filepath.Join(shopDir, "openapi.yaml"), "--overlay", filepath.Join(shopDir, "overlay.yaml")}
+
+	// The flags and variables it reads.
+	code, stdout, stderr := run(t, append(shop, "--", "-h")...)
+	if code != ExitOK || !strings.Contains(stdout+stderr, "Usage: shop [flags]") || !strings.Contains(stdout+stderr, "(env SHOP_BASE_URL)") || strings.Contains(stdout+stderr, "TAILOR_") {
+		t.Errorf("-h: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	// It reads them: a wrong base URL in SHOP_BASE_URL stops it.
+	t.Setenv("SHOP_BASE_URL", "ftp://shop.example.test")
+	if code, _, stderr := run(t, shop...); code == ExitOK || !strings.Contains(stderr, "SHOP_BASE_URL") {
+		t.Errorf("with SHOP_BASE_URL=ftp://...: exit %d\n%s", code, stderr)
+	}
+	t.Setenv("SHOP_BASE_URL", "")
+
+	// And tells the client its name.
+	var out, errb bytes.Buffer
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
+	if code := Run(shop, strings.NewReader(initialize), &out, &errb); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), `"serverInfo":{"name":"shop"`) {
+		t.Errorf("initialize answered:\n%s", out.String())
+	}
+
+	// Without an overlay naming it, the name is the spec's title's.
+	code, stdout, stderr = run(t, "serve", "--spec", filepath.Join(shopDir, "openapi.yaml"), "--", "-h")
+	if code != ExitOK || !strings.Contains(stdout+stderr, "(env SHOP_API_BASE_URL)") {
+		t.Errorf("raw -h: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
