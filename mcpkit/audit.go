@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // auditRecord is one line of the audit log: enough to tell, later, a wrong
@@ -103,7 +105,7 @@ func (k *Kit) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	if len(b) > auditLine {
 		// Still too long (many calls, many wide values): keep the record's
 		// facts, drop the bulk.
-		rec.Args = fmt.Sprintf("(%d bytes, not shown)", len(jsonText(c.args)))
+		rec.Args = fmt.Sprintf("(%d bytes, not shown)", len(jsonv.Text(c.args)))
 		if rec.Quote != nil {
 			rec.Quote.Values = "(not shown)"
 		}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // lease is a confirm call's reservation of its quote while its steps run.
@@ -226,5 +228,5 @@ func (c *Call) approvalQuestion(s *Scope, q *Quote) string {
 		return strings.TrimSpace(buf.String())
 	}
 	c.kit.log.Error("approval message template failed; asking with the quoted values instead", "tool", t.Name, "error", c.redact(err.Error()))
-	return c.say("approval_question", M{"id": q.ID, "quote": jsonText(q.Body)})
+	return c.say("approval_question", M{"id": q.ID, "quote": jsonv.Text(q.Body)})
 }

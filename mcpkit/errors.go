@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // failure turns a failed call into an isError result that says what went
@@ -193,7 +195,7 @@ func findMessage(v any, depth int) string {
 		}
 		for _, k := range []string{"code", "field", "param", "loc"} {
 			if f, ok := x[k]; ok && len(parts) > 0 {
-				parts = append(parts, k+": "+jsonText(f))
+				parts = append(parts, k+": "+jsonv.Text(f))
 			}
 		}
 		return strings.Join(parts, "; ")

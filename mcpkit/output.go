@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // A tool that declares an outputSchema must return structuredContent that
@@ -86,7 +88,7 @@ func (k *Kit) conform(t *Tool, res *mcp.CallToolResult, red *redactor) {
 			return
 		}
 	}
-	sc = deepCopy(sc) // the original may be shared (a stored quote's body)
+	sc = jsonv.DeepCopy(sc) // the original may be shared (a stored quote's body)
 	var problems []string
 	for round := 0; err != nil && round < 8; round++ {
 		ve, ok := err.(*jsonschema.ValidationError)

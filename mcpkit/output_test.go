@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // An output schema as the generator writes it: an object root with
@@ -44,10 +46,10 @@ func TestConformKeepsWhatFits(t *testing.T) {
 			orig := decode(t, c.sc)
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: c.sc}}, StructuredContent: orig}
 			k.conform(tool, res, nil)
-			if got := jsonText(res.StructuredContent); got != c.want {
+			if got := jsonv.Text(res.StructuredContent); got != c.want {
 				t.Errorf("structuredContent = %s, want %s", got, c.want)
 			}
-			if got := jsonText(orig); got != jsonText(decode(t, c.sc)) {
+			if got := jsonv.Text(orig); got != jsonv.Text(decode(t, c.sc)) {
 				t.Errorf("the original value was changed: %s", got)
 			}
 			if res.Content[0].(*mcp.TextContent).Text != c.sc {
@@ -74,7 +76,7 @@ func TestConformGivesEveryResultStructuredContent(t *testing.T) {
 	tool := &Tool{Name: "t", OutputSchema: `{"type":"object","properties":{"items":{"type":["array","null"]}}}`}
 	res := textResult("Done: the API answered HTTP 204 No Content with no content.")
 	k.conform(tool, res, nil)
-	if jsonText(res.StructuredContent) != `{}` {
+	if jsonv.Text(res.StructuredContent) != `{}` {
 		t.Errorf("structuredContent = %v, want {}", res.StructuredContent)
 	}
 	bad := errorResult("no")
@@ -85,7 +87,7 @@ func TestConformGivesEveryResultStructuredContent(t *testing.T) {
 	// An array where the schema wants an object root.
 	arr := &mcp.CallToolResult{StructuredContent: []any{"a"}}
 	k.conform(tool, arr, nil)
-	if jsonText(arr.StructuredContent) != `{}` {
+	if jsonv.Text(arr.StructuredContent) != `{}` {
 		t.Errorf("structuredContent = %v, want {}", arr.StructuredContent)
 	}
 }
@@ -172,7 +174,7 @@ func TestConformAfterRedaction(t *testing.T) {
 	c := &Call{kit: k, tool: tool, header: http.Header{"Authorization": {"Bearer caller-tok-5555"}}}
 	sc := decode(t, `{"pin":98765432,"owner":{"caller-tok-5555":"not a number"}}`)
 	res := c.finish(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pin 98765432"}}, StructuredContent: sc})
-	if got := jsonText(res.StructuredContent); got != `{"owner":{}}` {
+	if got := jsonv.Text(res.StructuredContent); got != `{"owner":{}}` {
 		t.Errorf("structuredContent = %s, want the redacted pin and the misfit left out", got)
 	}
 	if err := k.outputSchema(tool).Validate(res.StructuredContent); err != nil {

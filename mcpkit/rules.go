@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theory/jsonpath"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // ruleFor returns the result of the first error rule matching an HTTP
@@ -80,7 +82,7 @@ func bodyMatches(conds map[string]string, body any) bool {
 		} else if m, ok := body.(map[string]any); ok {
 			got, found = m[key]
 		}
-		if !found || jsonText(got) != jsonText(wantV) {
+		if !found || jsonv.Text(got) != jsonv.Text(wantV) {
 			return false
 		}
 	}

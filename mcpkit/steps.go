@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // Step is one operation of a composed tool.
@@ -457,7 +459,7 @@ func (c *Call) composedResult(s *Scope, stepsData map[string]any, r *stepRun) *m
 	if cuts != "" {
 		content = append(content, &mcp.TextContent{Text: c.say("result_trimmed", M{"limit": limit, "cuts": cuts})})
 	}
-	content = append(content, &mcp.TextContent{Text: jsonText(v)})
+	content = append(content, &mcp.TextContent{Text: jsonv.Text(v)})
 	return &mcp.CallToolResult{Content: content, StructuredContent: v}
 }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 var printer = message.NewPrinter(language.English)
@@ -28,7 +30,7 @@ func checkValue(root map[string]any, prop any, v any) error {
 	if err != nil {
 		return fmt.Errorf("the parameter's schema does not compile: %v", err)
 	}
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(jsonText(v)))
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(jsonv.Text(v)))
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/generate/tmplcheck"
 )
 
 // quote makes t a quote tool: its result is stored under a quote id, which
@@ -60,7 +62,7 @@ func (c *curator) composed(ot *overlay.Tool) *ir.Tool {
 				}
 			}
 			sort.Strings(names)
-			c.errorf(ot.ConfirmsPos, "%s confirms `%s`, which is not a tool of this overlay%s", where, ot.Confirms, suggestion(ot.Confirms, names))
+			c.errorf(ot.ConfirmsPos, "%s confirms `%s`, which is not a tool of this overlay%s", where, ot.Confirms, diag.DidYouMean(ot.Confirms, names))
 			return nil
 		case quoteTool.Quote == nil:
 			c.errorf(ot.ConfirmsPos, "%s confirms `%s`, which is not a quote tool: give `%s` a `quote:` entry", where, ot.Confirms, ot.Confirms)
@@ -97,8 +99,8 @@ func (c *curator) composed(ot *overlay.Tool) *ir.Tool {
 
 	// The steps, each checked against what is known before it runs.
 	scope := c.stepScope(t, quoteTool)
-	stepsSym := map[string]sym{}
-	scope["steps"] = mapSym("a step before this one", stepsSym)
+	stepsSym := map[string]tmplcheck.Sym{}
+	scope["steps"] = tmplcheck.Map("a step before this one", stepsSym)
 	outProps := map[string]any{}
 	var descr []string
 	for _, st := range ot.Steps {
@@ -108,7 +110,7 @@ func (c *curator) composed(ot *overlay.Tool) *ir.Tool {
 		}
 		step := &ir.Step{Name: st.Name, Call: copyTool(raw).Call, IdempotencyKey: st.IdempotencyKey}
 		stepWhere := fmt.Sprintf("%s, step `%s`", where, st.Name)
-		stepScope := templateScope{}
+		stepScope := tmplcheck.Scope{}
 		for k, v := range scope {
 			stepScope[k] = v
 		}
@@ -119,7 +121,7 @@ func (c *curator) composed(ot *overlay.Tool) *ir.Tool {
 			} else {
 				c.checkTemplate(st.ForEach, stepWhere+" for_each", stepScope)
 			}
-			stepScope["item"] = sym{}
+			stepScope["item"] = tmplcheck.Sym{}
 		}
 		if st.IdempotencyKey && t.Confirms == "" {
 			c.errorf(st.Pos, "%s: idempotency_key sends the quote id, so it needs a confirm tool (`confirms:`)", stepWhere)
@@ -132,8 +134,8 @@ func (c *curator) composed(ot *overlay.Tool) *ir.Tool {
 		t.Annotations.Idempotent = t.Annotations.Idempotent && (a.Idempotent || a.ReadOnly)
 		t.Annotations.Destructive = t.Annotations.Destructive || a.Destructive || raw.Call.Method == http.MethodDelete
 
-		body := schemaSym(raw.OutputSchema, true, raw.Call.Result.Wrap)
-		stepSym := mapSym(fmt.Sprintf("a field of step `%s` (body, status, items)", st.Name), map[string]sym{"body": body, "status": {}, "items": {}})
+		body := tmplcheck.Schema(raw.OutputSchema, true, raw.Call.Result.Wrap)
+		stepSym := tmplcheck.Map(fmt.Sprintf("a field of step `%s` (body, status, items)", st.Name), map[string]tmplcheck.Sym{"body": body, "status": {}, "items": {}})
 		stepsSym[st.Name] = stepSym
 		outProps[st.Name] = map[string]any{"description": fmt.Sprintf("The response of step %s (%s %s)%s.", st.Name, raw.Call.Method, raw.Call.Path, map[bool]string{true: ", one per element", false: ""}[st.ForEach != nil])}
 		descr = append(descr, fmt.Sprintf("%s %s", raw.Call.Method, raw.Call.Path))
@@ -179,21 +181,21 @@ func (c *curator) composed(ot *overlay.Tool) *ir.Tool {
 }
 
 // stepScope is what a composed tool's templates see besides earlier steps.
-func (c *curator) stepScope(t *ir.Tool, quoteTool *ir.Tool) templateScope {
+func (c *curator) stepScope(t *ir.Tool, quoteTool *ir.Tool) tmplcheck.Scope {
 	ctx := map[string]bool{}
 	for n := range c.context {
 		ctx[n] = true
 	}
-	s := templateScope{
-		"args":    namesSym("an argument of this tool", argNames(t)),
-		"context": namesSym("a context value (server.context)", ctx),
+	s := tmplcheck.Scope{
+		"args":    tmplcheck.Names("an argument of this tool", argNames(t)),
+		"context": tmplcheck.Names("a context value (server.context)", ctx),
 	}
 	if quoteTool != nil {
-		s["quote"] = mapSym("a field of the quote (id, expires_at, args, body)", map[string]sym{
+		s["quote"] = tmplcheck.Map("a field of the quote (id, expires_at, args, body)", map[string]tmplcheck.Sym{
 			"id":         {},
 			"expires_at": {},
-			"args":       namesSym("an argument of "+quoteTool.Name, argNames(quoteTool)),
-			"body":       schemaSym(quoteTool.OutputSchema, true, quoteTool.Call.Result.Wrap),
+			"args":       tmplcheck.Names("an argument of "+quoteTool.Name, argNames(quoteTool)),
+			"body":       tmplcheck.Schema(quoteTool.OutputSchema, true, quoteTool.Call.Result.Wrap),
 		})
 	}
 	return s
@@ -208,14 +210,14 @@ var contextRef = regexp.MustCompile(`^\{\{\s*\.context\.([A-Za-z0-9_-]+)\s*\}\}$
 // bindStep binds the step operation's arguments: explicitly under args,
 // else implicitly to the tool's (or, for a confirm tool, the quote's)
 // argument of the same name. A required argument left unbound is an error.
-func (c *curator) bindStep(step *ir.Step, raw *ir.Tool, st *overlay.Step, scope templateScope, where string, toolArgs map[string]any, quoteTool *ir.Tool) {
+func (c *curator) bindStep(step *ir.Step, raw *ir.Tool, st *overlay.Step, scope tmplcheck.Scope, where string, toolArgs map[string]any, quoteTool *ir.Tool) {
 	in, _ := decodeSchema(raw.InputSchema)
 	slots, names := argRefs(step.Call)
 
 	bound := map[string]ir.ValueSource{}
 	for _, a := range st.Args {
 		if _, ok := slots[a.Name]; !ok {
-			c.errorf(a.Pos, "%s: %s has no parameter `%s`%s", where, describeOp(raw), a.Name, suggestion(a.Name, names))
+			c.errorf(a.Pos, "%s: %s has no parameter `%s`%s", where, describeOp(raw), a.Name, diag.DidYouMean(a.Name, names))
 			continue
 		}
 		if a.Value == nil {

@@ -154,11 +154,7 @@ func (c *curator) operation(ref string, pos diag.Pos) *ir.Tool {
 		known = append(known, k)
 	}
 	sort.Strings(known)
-	hint := ""
-	if best := overlay.Nearest(ref, known); best != "" {
-		hint = fmt.Sprintf("; did you mean `%s`?", best)
-	}
-	c.errorf(pos, "unknown operation `%s`%s", ref, hint)
+	c.errorf(pos, "unknown operation `%s`%s", ref, diag.DidYouMean(ref, known))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/generate/tmplcheck"
 )
 
 // errorRules turns `errors:` into IR rules, checking each template against
@@ -35,9 +36,9 @@ func (c *curator) errorRules(t *ir.Tool, ot *overlay.Tool) {
 				rule.Body[k] = encodeValue(v)
 			}
 		}
-		scope := templateScope{"args": namesSym("an argument of this tool", argNames(t)), "body": {}, "status": {}}
+		scope := tmplcheck.Scope{"args": tmplcheck.Names("an argument of this tool", argNames(t)), "body": {}, "status": {}}
 		if len(t.Steps) > 0 {
-			scope["step"] = sym{}
+			scope["step"] = tmplcheck.Sym{}
 		}
 		c.checkTemplate(&r.Text, where+" text", scope)
 		t.Errors = append(t.Errors, rule)

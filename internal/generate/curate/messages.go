@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/generate/tmplcheck"
 	"github.com/tailormcp/tailor/mcpkit"
 )
 
@@ -20,9 +21,9 @@ func (c *curator) messages(list []*overlay.Message, where string) map[string]str
 		if !ok {
 			continue
 		}
-		scope := templateScope{}
+		scope := tmplcheck.Scope{}
 		for _, f := range msg.Fields {
-			scope[f.Name] = sym{}
+			scope[f.Name] = tmplcheck.Sym{}
 		}
 		text := m.Text
 		c.checkTemplate(&text, fmt.Sprintf("%s `%s`", where, m.ID), scope)

@@ -8,8 +8,10 @@ import (
 	"github.com/theory/jsonpath"
 	"github.com/theory/jsonpath/spec"
 
+	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/generate/schema"
 )
 
 // shape applies `result`: projection (keep/drop), the text template and the
@@ -47,8 +49,8 @@ func (c *curator) shape(t *ir.Tool, ot *overlay.Tool) {
 			c.errorf(r.Pos, "%s: cannot read the output schema: %v", where, err)
 			return
 		}
-		o := &outputSchema{root: root.root, wrap: t.Call.Result.Wrap}
-		body := o.body()
+		o := &outputSchema{schema.OutputDoc{Root: root.root, Wrap: t.Call.Result.Wrap}}
+		body := o.Body()
 		if len(sh.Keep) > 0 {
 			c.checkPaths(trie, body, o, r.Keep, where)
 			body = o.keep(body, trie)
@@ -118,39 +120,23 @@ func (t *pathTrie) add(p *jsonpath.Path) {
 
 // outputSchema is a tool's outputSchema being projected.
 type outputSchema struct {
-	root map[string]any
-	wrap string
-}
-
-// body is the schema of the response body (unwrapped).
-func (o *outputSchema) body() any {
-	if o.wrap == "" {
-		cp := map[string]any{}
-		for k, v := range o.root {
-			if k != "$defs" {
-				cp[k] = v
-			}
-		}
-		return cp
-	}
-	props, _ := o.root["properties"].(map[string]any)
-	return props[o.wrap]
+	schema.OutputDoc
 }
 
 // withBody makes a root schema around a projected body schema, keeping
 // only the $defs still referred to.
 func (o *outputSchema) withBody(body any) map[string]any {
 	var root map[string]any
-	if o.wrap == "" {
+	if o.Wrap == "" {
 		root, _ = body.(map[string]any)
 		if root == nil {
 			root = map[string]any{}
 		}
 		root["type"] = "object"
 	} else {
-		root = map[string]any{"type": "object", "properties": map[string]any{o.wrap: body}}
+		root = map[string]any{"type": "object", "properties": map[string]any{o.Wrap: body}}
 	}
-	defs, _ := o.root["$defs"].(map[string]any)
+	defs, _ := o.Root["$defs"].(map[string]any)
 	used := map[string]bool{}
 	var visit func(v any)
 	visit = func(v any) {
@@ -190,65 +176,6 @@ func (o *outputSchema) withBody(body any) map[string]any {
 	return root
 }
 
-// resolve follows $ref and merges allOf branches' properties, returning the
-// properties, the items schema and whether the object's fields are known.
-func (o *outputSchema) resolve(s any, depth int) (props map[string]any, required []any, items any, known bool) {
-	m, ok := s.(map[string]any)
-	if !ok || depth > 16 {
-		return nil, nil, nil, false
-	}
-	if ref, ok := m["$ref"].(string); ok && strings.HasPrefix(ref, "#/$defs/") {
-		defs, _ := o.root["$defs"].(map[string]any)
-		p, r, it, k := o.resolve(defs[strings.TrimPrefix(ref, "#/$defs/")], depth+1)
-		props, required, items, known = merge(props, p), append(required, r...), firstNonNil(items, it), k
-	}
-	if p, ok := m["properties"].(map[string]any); ok {
-		props = merge(props, p)
-		known = true
-	}
-	if r, ok := m["required"].([]any); ok {
-		required = append(required, r...)
-	}
-	if it, ok := m["items"]; ok {
-		items = it
-		known = true
-	}
-	for _, br := range anyList(m["allOf"]) {
-		p, r, it, k := o.resolve(br, depth+1)
-		props, required, items = merge(props, p), append(required, r...), firstNonNil(items, it)
-		known = known || k
-	}
-	for _, key := range []string{"anyOf", "oneOf"} {
-		for _, br := range anyList(m[key]) {
-			p, _, it, k := o.resolve(br, depth+1)
-			props, items = merge(props, p), firstNonNil(items, it)
-			known = known || k
-		}
-	}
-	return props, required, items, known
-}
-
-func merge(a, b map[string]any) map[string]any {
-	if len(b) == 0 {
-		return a
-	}
-	out := map[string]any{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
-}
-
-func firstNonNil(a, b any) any {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
 // keep narrows s to the kept paths. Objects lose their `required` (a kept
 // field may be absent in a response) and every field not kept.
 func (o *outputSchema) keep(s any, t *pathTrie) any {
@@ -258,7 +185,7 @@ func (o *outputSchema) keep(s any, t *pathTrie) any {
 	if t.complex {
 		return map[string]any{}
 	}
-	props, _, items, known := o.resolve(s, 0)
+	props, _, items, known := o.Resolve(s)
 	out := map[string]any{}
 	if m, ok := s.(map[string]any); ok {
 		if d, ok := m["description"]; ok {
@@ -297,7 +224,7 @@ func (o *outputSchema) drop(s any, t *pathTrie) any {
 	if t.complex {
 		return map[string]any{}
 	}
-	props, required, items, known := o.resolve(s, 0)
+	props, required, items, known := o.Resolve(s)
 	if !known {
 		return map[string]any{}
 	}
@@ -363,7 +290,7 @@ func dedupe(l []any) []any {
 func (c *curator) checkPaths(t *pathTrie, body any, o *outputSchema, entries []overlay.Text, where string) {
 	var walk func(node *pathTrie, s any, prefix string)
 	walk = func(node *pathTrie, s any, prefix string) {
-		props, _, items, known := o.resolve(s, 0)
+		props, _, items, known := o.Resolve(s)
 		for name, child := range node.names {
 			if !known || props == nil {
 				return
@@ -375,10 +302,7 @@ func (c *curator) checkPaths(t *pathTrie, body any, o *outputSchema, entries []o
 					names = append(names, n)
 				}
 				sort.Strings(names)
-				hint := ""
-				if best := overlay.Nearest(name, names); best != "" {
-					hint = fmt.Sprintf("; did you mean `%s`?", best)
-				}
+				hint := diag.DidYouMean(name, names)
 				c.errorf(entryPos(entries, name).Pos, "%s: the response has no field `%s%s`%s", where, prefix, name, hint)
 				continue
 			}

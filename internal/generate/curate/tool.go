@@ -10,6 +10,7 @@ import (
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // tool builds the curated tool for one overlay entry from the raw tool of
@@ -191,10 +192,10 @@ func (c *curator) params(t *ir.Tool, ot *overlay.Tool, in *inputSchema) {
 			hint := ""
 			if why := settledBySpec(t.Call, p.Name); why != "" {
 				hint = "; the spec settles it (" + why + "), so it is not an argument"
-			} else if best := overlay.Nearest(p.Name, names); best != "" {
-				hint = fmt.Sprintf("; did you mean `%s`?", best)
+			} else if best := diag.DidYouMean(p.Name, names); best != "" {
+				hint = best
 			} else if len(names) > 0 {
-				hint = "; its arguments are: " + joinNames(names)
+				hint = "; its arguments are: " + diag.JoinNames(names)
 			}
 			c.errorf(p.Pos, "tool `%s`: %s has no parameter `%s`%s", ot.Name, describeOp(t), p.Name, hint)
 			continue
@@ -227,10 +228,10 @@ func (c *curator) params(t *ir.Tool, ot *overlay.Tool, in *inputSchema) {
 				}
 				sort.Strings(known)
 				hint := "; define it under server.context"
-				if best := overlay.Nearest(p.From, known); best != "" {
+				if best := diag.Nearest(p.From, known); best != "" {
 					hint = fmt.Sprintf("; did you mean `context.%s`?", best)
 				} else if len(known) > 0 {
-					hint = fmt.Sprintf("; server.context defines %s (or define `%s` there)", joinNames(known), p.From)
+					hint = fmt.Sprintf("; server.context defines %s (or define `%s` there)", diag.JoinNames(known), p.From)
 				}
 				c.errorf(p.FromPos, "%s: unknown context value `%s`%s", where, p.From, hint)
 				continue
@@ -263,7 +264,7 @@ func (c *curator) params(t *ir.Tool, ot *overlay.Tool, in *inputSchema) {
 			if old, ok := m["enum"].([]any); ok {
 				for _, v := range p.Enum {
 					if !containsJSON(old, v) {
-						c.errorf(p.Pos, "%s: enum value %s is not one of the spec's values (%s); an overlay can narrow an enum, not widen it", where, jsonText(v), jsonList(old))
+						c.errorf(p.Pos, "%s: enum value %s is not one of the spec's values (%s); an overlay can narrow an enum, not widen it", where, jsonv.Text(v), jsonList(old))
 					}
 				}
 			}
@@ -336,13 +337,13 @@ func (c *curator) remove(in *inputSchema, arg string) {
 // at least as strict as what the spec says, since the API enforces that.
 func (c *curator) tighten(m map[string]any, p *overlay.Param, where string) {
 	if p.Minimum != nil {
-		if old, ok := number(m["minimum"]); ok && *p.Minimum < old {
+		if old, ok := jsonv.Float(m["minimum"]); ok && *p.Minimum < old {
 			c.errorf(p.Pos, "%s: minimum %v is looser than the spec's %v", where, *p.Minimum, old)
 		}
 		m["minimum"] = *p.Minimum
 	}
 	if p.Maximum != nil {
-		if old, ok := number(m["maximum"]); ok && *p.Maximum > old {
+		if old, ok := jsonv.Float(m["maximum"]); ok && *p.Maximum > old {
 			c.errorf(p.Pos, "%s: maximum %v is looser than the spec's %v", where, *p.Maximum, old)
 		}
 		m["maximum"] = *p.Maximum
@@ -351,13 +352,13 @@ func (c *curator) tighten(m map[string]any, p *overlay.Param, where string) {
 		c.errorf(p.Pos, "%s: minimum %v is above maximum %v", where, *p.Minimum, *p.Maximum)
 	}
 	if p.MinLength != nil {
-		if old, ok := number(m["minLength"]); ok && float64(*p.MinLength) < old {
+		if old, ok := jsonv.Float(m["minLength"]); ok && float64(*p.MinLength) < old {
 			c.errorf(p.Pos, "%s: min_length %d is looser than the spec's %v", where, *p.MinLength, old)
 		}
 		m["minLength"] = *p.MinLength
 	}
 	if p.MaxLength != nil {
-		if old, ok := number(m["maxLength"]); ok && float64(*p.MaxLength) > old {
+		if old, ok := jsonv.Float(m["maxLength"]); ok && float64(*p.MaxLength) > old {
 			c.errorf(p.Pos, "%s: max_length %d is looser than the spec's %v", where, *p.MaxLength, old)
 		}
 		m["maxLength"] = *p.MaxLength
@@ -393,19 +394,6 @@ func anyList(v any) []any {
 	return l
 }
 
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	}
-	return 0, false
-}
-
 func encodeValue(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -414,20 +402,18 @@ func encodeValue(v any) json.RawMessage {
 	return b
 }
 
-func jsonText(v any) string { return string(encodeValue(v)) }
-
 func jsonList(l []any) string {
 	var parts []string
 	for _, v := range l {
-		parts = append(parts, jsonText(v))
+		parts = append(parts, jsonv.Text(v))
 	}
-	return joinNames(parts)
+	return diag.JoinNames(parts)
 }
 
 func containsJSON(l []any, v any) bool {
-	want := jsonText(normalize(v))
+	want := jsonv.Text(normalize(v))
 	for _, e := range l {
-		if jsonText(normalize(e)) == want {
+		if jsonv.Text(normalize(e)) == want {
 			return true
 		}
 	}
@@ -436,24 +422,10 @@ func containsJSON(l []any, v any) bool {
 
 // normalize makes numbers compare equal whatever their Go type.
 func normalize(v any) any {
-	if f, ok := number(v); ok {
+	if f, ok := jsonv.Float(v); ok {
 		return f
 	}
 	return v
-}
-
-func joinNames(names []string) string {
-	if len(names) > 15 {
-		return fmt.Sprintf("%s, … (%d in all)", joinNames(names[:15]), len(names))
-	}
-	out := ""
-	for i, n := range names {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
 }
 
 // settledBySpec says why a parameter or body field of that wire name is no

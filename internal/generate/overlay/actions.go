@@ -9,6 +9,7 @@ import (
 	"github.com/theory/jsonpath/spec"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // ApplyActions applies the overlay's OpenAPI Overlay actions (1.0: update,
@@ -63,7 +64,7 @@ func ApplyActions(doc any, actions []*Action, strict bool) (any, []diag.Diagnost
 					l.Errorf(a.Pos, "", "actions[%d]: copy %s must select exactly one value, it selects %d", i, a.Copy, len(vals))
 					continue
 				}
-				update = deepCopy(vals[0])
+				update = jsonv.DeepCopy(vals[0])
 			}
 			bad := false
 			for _, n := range nodes {
@@ -79,7 +80,7 @@ func ApplyActions(doc any, actions []*Action, strict bool) (any, []diag.Diagnost
 				continue
 			}
 			for _, n := range nodes {
-				doc = setAt(doc, n.Path, merge(n.Node, deepCopy(update)))
+				doc = setAt(doc, n.Path, merge(n.Node, jsonv.DeepCopy(update)))
 			}
 		}
 	}
@@ -172,22 +173,4 @@ func walk(doc any, np spec.NormalizedPath) any {
 		}
 	}
 	return cur
-}
-
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = deepCopy(e)
-		}
-		return l
-	}
-	return v
 }

@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/mcpkit"
 )
 
@@ -88,11 +89,7 @@ func (d *decoder) include(n *yaml.Node, inc *Include) {
 		case "all", "listed":
 			inc.Mode = n.Value
 		default:
-			hint := ""
-			if best := Nearest(n.Value, []string{"all", "listed"}); best != "" {
-				hint = fmt.Sprintf("; did you mean `%s`?", best)
-			}
-			d.errorf(n, "include must be `all`, `listed`, or a list of selectors, not %s%s", describe(n), hint)
+			d.errorf(n, "include must be `all`, `listed`, or a list of selectors, not %s%s", describe(n), diag.DidYouMean(n.Value, []string{"all", "listed"}))
 		}
 		return
 	}

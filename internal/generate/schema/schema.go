@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // Mode says which direction a schema describes: what the model sends
@@ -307,7 +309,7 @@ func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 		if ok, why := fits(s.Default, types, s.Enum); ok {
 			out["default"] = s.Default
 		} else {
-			c.warnOnce(field(s, "default"), fmt.Sprintf("dropped default %s: %s", jsonText(s.Default), why))
+			c.warnOnce(field(s, "default"), fmt.Sprintf("dropped default %s: %s", jsonv.Text(s.Default), why))
 		}
 	}
 	switch {
@@ -560,7 +562,7 @@ func fits(v any, types []string, enum []any) (bool, string) {
 	if len(enum) > 0 {
 		found := false
 		for _, e := range enum {
-			if jsonText(e) == jsonText(v) {
+			if jsonv.Text(e) == jsonv.Text(v) {
 				found = true
 				break
 			}
@@ -602,14 +604,6 @@ func jsonType(v any) string {
 		return "object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 // sortedKeys lists a map's names in order: converting a schema has

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // In OpenAPI 3.1 the keywords written beside a $ref apply along with it
@@ -197,7 +199,7 @@ func (c *Converter) convertSiblings(ref *openapi3.SchemaRef, mode Mode, note not
 		// which this schema of annotations alone does not have.
 		if ok, why := fits(s.Default, typesOf(target), target.Enum); !ok {
 			delete(out, "default")
-			c.warnOnce(field(&s, "default"), fmt.Sprintf("dropped default %s: %s", jsonText(s.Default), why))
+			c.warnOnce(field(&s, "default"), fmt.Sprintf("dropped default %s: %s", jsonv.Text(s.Default), why))
 		}
 	}
 	out["$ref"] = "#/$defs/" + c.component(ref, target, mode, note)

@@ -357,10 +357,7 @@ func (l *linter) applyDisables(ov *overlay.Overlay) {
 	for _, t := range ov.Tools {
 		for _, d := range t.Lint {
 			if !known(d.Rule) {
-				hint := ""
-				if best := overlay.Nearest(d.Rule, ids); best != "" {
-					hint = fmt.Sprintf("; did you mean `%s`?", best)
-				}
+				hint := diag.DidYouMean(d.Rule, ids)
 				config = append(config, Finding{Rule: "lint-config", Tool: t.Name, Pos: d.Pos, Message: fmt.Sprintf("tool `%s` disables unknown rule `%s`%s", t.Name, d.Rule, hint)})
 				continue
 			}
