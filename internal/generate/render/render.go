@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
-	"unicode"
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/templates"
@@ -34,14 +33,16 @@ type File struct {
 	Content []byte
 }
 
-var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"quote": goString, "schema": goString}).ParseFS(templates.FS, "*.go.tmpl"))
+var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"quote": goString}).ParseFS(templates.FS, "*.go.tmpl"))
 
 // Render produces the files of api, in a fixed order.
 func Render(api *ir.API, opts Options) ([]File, error) {
 	if !ValidPackage(opts.Package) {
 		return nil, fmt.Errorf("package name %q is not a valid Go identifier", opts.Package)
 	}
-	v := newView(flatten(api), opts)
+	// The tools' schemas are held back from go/format (literals.go).
+	lits := map[string]*literals{"tools.go": {}}
+	v := newView(api, opts, lits["tools.go"].hold)
 	outputs := []struct{ path, tmpl string }{
 		{"server.go", "server.go.tmpl"},
 		{"tools.go", "tools.go.tmpl"},
@@ -53,26 +54,24 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 			if opts.ImportPath == "" {
 				return nil, fmt.Errorf("--main needs the generated package's import path (run inside a Go module, or pass --import-path)")
 			}
-			outputs = append(outputs, struct{ path, tmpl string }{"cmd/" + v.Name + "/main.go", "main.go.tmpl"})
+			outputs = append(outputs, struct{ path, tmpl string }{"cmd/" + v.API.Name + "/main.go", "main.go.tmpl"})
 		}
 	}
 	var files []File
 	for _, o := range outputs {
-		var lits literals
-		t, err := tmpl.Clone()
-		if err != nil {
-			return nil, err
+		held := lits[o.path]
+		if held == nil {
+			held = &literals{}
 		}
-		t.Funcs(template.FuncMap{"schema": lits.hold})
 		var buf bytes.Buffer
-		if err := t.ExecuteTemplate(&buf, o.tmpl, v); err != nil {
+		if err := tmpl.ExecuteTemplate(&buf, o.tmpl, v); err != nil {
 			return nil, fmt.Errorf("rendering %s: %w", o.path, err)
 		}
 		src, err := format.Source(buf.Bytes())
 		if err != nil {
-			return nil, fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", o.path, err, excerpt(lits.restore(buf.Bytes()), err))
+			return nil, fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", o.path, err, excerpt(held.restore(buf.Bytes()), err))
 		}
-		files = append(files, File{Path: o.path, Content: lits.restore(src)})
+		files = append(files, File{Path: o.path, Content: held.restore(src)})
 	}
 	return files, nil
 }
@@ -120,46 +119,4 @@ func isIdent(s string) bool {
 		}
 	}
 	return true
-}
-
-// flatten returns a copy of api in which the values the templates print
-// inside // comments (as well as in literals) hold no line breaks or other
-// control characters. A spec's title, server URL, path, operationId or API
-// key name with a line break would otherwise end the comment and put the
-// rest of the line into the generated package as Go code that the spec's
-// author wrote. None of these values means anything with a line break in
-// it: a path or header name containing one cannot even be sent.
-func flatten(api *ir.API) *ir.API {
-	cp := *api
-	cp.Title, cp.Name, cp.EnvPrefix = oneLine(cp.Title), oneLine(cp.Name), oneLine(cp.EnvPrefix)
-	cp.Source.SpecPath, cp.Source.OverlayPath = oneLine(cp.Source.SpecPath), oneLine(cp.Source.OverlayPath)
-	cp.Servers = make([]string, len(api.Servers))
-	for i, s := range api.Servers {
-		cp.Servers[i] = oneLine(s)
-	}
-	cp.Security = make([]ir.SecurityScheme, len(api.Security))
-	for i, s := range api.Security {
-		s.ParamName = oneLine(s.ParamName)
-		cp.Security[i] = s
-	}
-	cp.Tools = make([]*ir.Tool, len(api.Tools))
-	for i, t := range api.Tools {
-		tc := *t
-		if t.Call != nil {
-			call := *t.Call
-			call.Path, call.OperationID = oneLine(call.Path), oneLine(call.OperationID)
-			tc.Call = &call
-		}
-		cp.Tools[i] = &tc
-	}
-	return &cp
-}
-
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, s)
 }

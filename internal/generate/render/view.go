@@ -1,210 +1,174 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"go/token"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/lower"
+	"github.com/tailormcp/tailor/mcpkit"
 )
 
-// view is the data every template sees: the IR flattened into strings the
-// templates print as they are.
+// view is the data every template sees: the lowered server (what the
+// runtime uses), the identifiers it is declared under, and the statements
+// of its handlers printed as Go.
 type view struct {
-	Package        string
-	ImportPath     string
-	SamePackage    bool
-	ToolVersion    string
-	SpecPath       string
-	SpecSHA256     string
-	OverlayPath    string
-	OverlaySHA256  string
-	Context        []ir.ContextValue
-	Name           string
-	Title          string
-	TitleOrName    string
-	Version        string
-	Instructions   string
-	EnvPrefix      string
-	DefaultBaseURL string
-	Schemes        []schemeView
-	Tools          []toolView
+	Package       string
+	ImportPath    string
+	SamePackage   bool
+	ToolVersion   string
+	SpecPath      string
+	SpecSHA256    string
+	OverlayPath   string
+	OverlaySHA256 string
+	// API is the server's mcpkit.API; Schemes its schemes with the name of
+	// their kind's constant.
+	API         mcpkit.API
+	TitleOrName string
+	Schemes     []schemeView
+	Tools       []toolView
 	// Messages is the server's message overrides as a Go expression.
 	Messages string
 }
 
 type schemeView struct {
-	ir.SecurityScheme
+	mcpkit.Scheme
 	KindConst string
 }
 
+// toolView is one tool: its lowered value printed as a Go literal (Def),
+// and its handler.
 type toolView struct {
-	Name, Title, Description                     string
-	ReadOnly, Destructive, Idempotent, OpenWorld bool
-	InputSchema, OutputSchema                    string
-	Security                                     string
-	Wrap                                         string
-	Method, MethodExpr, Path, OperationID        string
-	DefVar, Handler                              string
-	Steps                                        []string
-	// Shape, errors and defaults, as Go expressions ("" when absent).
-	Keep, Drop, Text, Errors, Defaults, Messages string
-	MaxBytes                                     int
-	// Quote tools, confirm tools and composed tools.
-	QuoteTTL        int
-	QuoteConfirm    string
-	Confirms        string
-	ApprovalMessage string
-	ApprovalProceed bool
-	HasApproval     bool
-	Steps2          []stepView
+	*lower.Tool
+	DefVar, Handler string
+	// Literal is the *mcpkit.Tool value printed as Go.
+	Literal string
+	// Request is a single-operation tool's request; Steps a composed
+	// tool's, one builder function each.
+	Request *requestView
+	Steps   []*requestView
 }
 
-// stepView is one step of a composed tool: a function building its request.
-type stepView struct {
-	Name, Func, Method, MethodExpr, Path, ForEach string
-	IdempotencyKey, ReadOnly                      bool
-	Security                                      string
-	Steps                                         []string
+// requestView is one request: the handler's (or a step builder's)
+// statements.
+type requestView struct {
+	*lower.Request
+	// Name is the step's name and Func its builder function's (steps only).
+	Name, Func string
+	MethodExpr string
+	Statements []string
 }
 
-func newView(api *ir.API, opts Options) *view {
+func newView(api *ir.API, opts Options, schema func(string) string) *view {
+	srv := lower.Of(api)
 	v := &view{
 		Package: opts.Package, ImportPath: opts.ImportPath, SamePackage: opts.Package == "main",
-		ToolVersion: opts.ToolVersion, SpecPath: api.Source.SpecPath, SpecSHA256: api.Source.SpecSHA256,
-		OverlayPath: api.Source.OverlayPath, OverlaySHA256: api.Source.OverlaySHA256, Context: api.Context,
-		Name: api.Name, Title: api.Title, Version: api.Version, Instructions: api.Instructions,
-		EnvPrefix: api.EnvPrefix, Messages: stringMap(api.Messages),
+		ToolVersion: opts.ToolVersion, SpecPath: lower.OneLine(api.Source.SpecPath), SpecSHA256: api.Source.SpecSHA256,
+		OverlayPath: lower.OneLine(api.Source.OverlayPath), OverlaySHA256: api.Source.OverlaySHA256,
+		API: srv.API, Messages: stringMap(srv.API.Messages),
 	}
-	v.TitleOrName = v.Title
+	v.TitleOrName = v.API.Title
 	if v.TitleOrName == "" {
-		v.TitleOrName = v.Name
+		v.TitleOrName = v.API.Name
 	}
-	if len(api.Servers) > 0 {
-		v.DefaultBaseURL = api.Servers[0]
-	}
-	for _, s := range api.Security {
-		k := map[ir.SchemeKind]string{ir.BearerScheme: "Bearer", ir.BasicScheme: "Basic", ir.APIKeyScheme: "APIKey"}[s.Kind]
-		v.Schemes = append(v.Schemes, schemeView{SecurityScheme: s, KindConst: k})
+	for _, s := range srv.API.Schemes {
+		k := map[mcpkit.SchemeKind]string{mcpkit.Bearer: "Bearer", mcpkit.Basic: "Basic", mcpkit.APIKey: "APIKey"}[s.Kind]
+		v.Schemes = append(v.Schemes, schemeView{Scheme: s, KindConst: k})
 	}
 	idents := newIdents()
-	for _, t := range api.Tools {
-		base := idents.take(camel(t.Name))
-		tv := toolView{
-			Name: t.Name, Title: t.Title, Description: t.Description,
-			ReadOnly: t.Annotations.ReadOnly, Destructive: t.Annotations.Destructive,
-			Idempotent: t.Annotations.Idempotent, OpenWorld: t.Annotations.OpenWorld,
-			InputSchema: string(t.InputSchema), OutputSchema: string(t.OutputSchema),
-			Handler: base, DefVar: base + "Tool",
+	for _, t := range srv.Tools {
+		base := idents.take(camel(t.Def.Name))
+		tv := toolView{Tool: t, Handler: base, DefVar: base + "Tool"}
+		if t.Request != nil {
+			tv.Request = newRequestView(t.Request)
 		}
-		if t.Call != nil {
-			tv.Security = securityExpr(t.Call.Security)
+		for i, st := range t.Def.Steps {
+			rv := newRequestView(t.Steps[i])
+			rv.Name, rv.Func = st.Name, idents.take(base+strings.ToUpper(st.Name[:1])+camel(st.Name)[1:])
+			tv.Steps = append(tv.Steps, rv)
 		}
-		if t.Call != nil {
-			tv.Method, tv.MethodExpr, tv.Path, tv.OperationID = t.Call.Method, methodExpr(t.Call.Method), t.Call.Path, t.Call.OperationID
-			tv.Wrap = t.Call.Result.Wrap
-			tv.Steps = steps(t.Call)
-		}
-		if t.Quote != nil {
-			tv.QuoteTTL, tv.QuoteConfirm = t.Quote.TTLSeconds, t.Quote.ConfirmTool
-		}
-		tv.Confirms = t.Confirms
-		if t.Approval != nil {
-			tv.HasApproval, tv.ApprovalMessage, tv.ApprovalProceed = true, t.Approval.Message, t.Approval.Proceed
-		}
-		for _, st := range t.Steps {
-			sv := stepView{
-				Name: st.Name, Func: idents.take(base + strings.ToUpper(st.Name[:1]) + camel(st.Name)[1:]),
-				Method: st.Call.Method, MethodExpr: methodExpr(st.Call.Method), Path: st.Call.Path,
-				ForEach: st.ForEach, IdempotencyKey: st.IdempotencyKey,
-				ReadOnly: st.Call.Method == "GET" || st.Call.Method == "HEAD",
-				Steps:    steps(st.Call),
-				Security: securityExpr(st.Call.Security),
+		p := goValue{custom: func(path string, f reflect.Value) (string, bool) {
+			switch {
+			case path == "InputSchema" || path == "OutputSchema":
+				if f.String() == "" {
+					return "", false
+				}
+				return schema(f.String()), true
+			case strings.HasPrefix(path, "Steps[") && strings.HasSuffix(path, "].Build"):
+				i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "Steps["), "].Build"))
+				return tv.Steps[i].Func, true
 			}
-			tv.Steps2 = append(tv.Steps2, sv)
-		}
-		if sh := t.Shape; sh != nil {
-			tv.Keep, tv.Drop, tv.Text, tv.MaxBytes = stringList(sh.Keep), stringList(sh.Drop), sh.Text, sh.MaxBytes
-		}
-		tv.Errors = errorRules(t.Errors)
-		tv.Defaults = defaults(t.Defaults)
-		tv.Messages = stringMap(t.Messages)
+			return "", false
+		}}
+		tv.Literal = p.print(t.Def)
 		v.Tools = append(v.Tools, tv)
 	}
 	return v
 }
 
-// steps are the handler's statements: ir.RequestSteps printed as Go.
-func steps(c *ir.Call) []string {
-	var out []string
-	for _, st := range c.RequestSteps() {
-		v := valueExpr(st.Value)
-		var stmt string
-		switch st.Kind {
-		case ir.PathStep, ir.QueryStep, ir.HeaderStep, ir.CookieStep:
-			method := map[ir.StepKind]string{ir.PathStep: "Path", ir.QueryStep: "Query", ir.HeaderStep: "Header", ir.CookieStep: "Cookie"}[st.Kind]
-			stmt = fmt.Sprintf("r.%s(%s, %s, %s)", method, goString(st.Name), v, styleExpr(st.Style, st.Explode, st.JSON))
-		case ir.BodyStep:
-			stmt = fmt.Sprintf("r.Body(mcpkit.%s, %s, %t)", bodyKind(st.Encoding), goString(st.ContentType), st.Required)
-		case ir.WholeBodyStep:
-			stmt = fmt.Sprintf("r.WholeBody(%s)", v)
-		case ir.FormFieldStep:
-			stmt = fmt.Sprintf("r.FormField(%s, %s, %s)", goString(st.Name), v, styleExpr(st.Style, st.Explode, false))
-		case ir.FieldStep:
-			stmt = fmt.Sprintf("r.Field(%s, %s)", goString(st.Name), v)
-		}
-		out = append(out, stmt)
+func newRequestView(r *lower.Request) *requestView {
+	rv := &requestView{Request: r, MethodExpr: methodExpr(r.Method)}
+	for _, st := range r.Statements {
+		rv.Statements = append(rv.Statements, statement(st))
 	}
-	return out
+	return rv
 }
 
-// valueExpr is the expression that reads a step's value.
-func valueExpr(v ir.StepValue) string {
-	switch v.Kind {
-	case ir.FromFixed:
+// statement prints one statement as Go.
+func statement(st lower.Statement) string {
+	v := valueExpr(st.Value)
+	switch st.Op {
+	case lower.SetPath, lower.SetQuery, lower.SetHeader, lower.SetCookie:
+		method := map[lower.Op]string{lower.SetPath: "Path", lower.SetQuery: "Query", lower.SetHeader: "Header", lower.SetCookie: "Cookie"}[st.Op]
+		return fmt.Sprintf("r.%s(%s, %s, %s)", method, goString(st.Name), v, styleExpr(st.Style))
+	case lower.StartBody:
+		return fmt.Sprintf("r.Body(mcpkit.%s, %s, %t)", bodyKindConst[st.BodyKind], goString(st.ContentType), st.Required)
+	case lower.SetWholeBody:
+		return fmt.Sprintf("r.WholeBody(%s)", v)
+	case lower.SetFormField:
+		return fmt.Sprintf("r.FormField(%s, %s, %s)", goString(st.Name), v, styleExpr(st.Style))
+	case lower.SetField:
+		return fmt.Sprintf("r.Field(%s, %s)", goString(st.Name), v)
+	}
+	panic(fmt.Sprintf("tailor: render knows no statement %d", st.Op))
+}
+
+// valueExpr is the expression that reads a statement's value.
+func valueExpr(v lower.Value) string {
+	switch v.From {
+	case lower.FromFixed:
 		return fmt.Sprintf("mcpkit.Fixed(%s)", goString(v.Text))
-	case ir.FromContext:
+	case lower.FromContext:
 		return fmt.Sprintf("c.Context(%s)", goString(v.Text))
-	case ir.FromTemplate:
+	case lower.FromTemplate:
 		return fmt.Sprintf("s.Value(%s)", goString(v.Text))
-	case ir.FromCredential:
+	case lower.FromCredential:
 		return fmt.Sprintf("c.Credential(%s)", goString(v.Text))
 	}
 	return fmt.Sprintf("c.Arg(%s)", goString(v.Text))
 }
 
-func bodyKind(e ir.BodyEncoding) string {
-	switch e {
-	case ir.FormBody:
-		return "Form"
-	case ir.MultipartBody:
-		return "Multipart"
-	case ir.RawBody:
-		return "Raw"
-	}
-	return "JSON"
-}
+// bodyKindConst names mcpkit's body kind constants.
+var bodyKindConst = map[string]string{mcpkit.JSON: "JSON", mcpkit.Form: "Form", mcpkit.Multipart: "Multipart", mcpkit.Raw: "Raw"}
 
-// styleExpr names one of mcpkit's predefined styles when it fits.
-func styleExpr(style string, explode, json bool) string {
-	if json {
-		return "mcpkit.JSONValue"
+// styleExpr names one of mcpkit's predefined styles when st is one.
+func styleExpr(st mcpkit.Style) string {
+	for _, named := range []struct {
+		name  string
+		style mcpkit.Style
+	}{
+		{"JSONValue", mcpkit.JSONValue}, {"Simple", mcpkit.Simple}, {"SimpleExplode", mcpkit.SimpleExplode},
+		{"FormStyle", mcpkit.FormStyle}, {"FormNoExplode", mcpkit.FormNoExplode}, {"DeepObject", mcpkit.DeepObject},
+	} {
+		if st == named.style {
+			return "mcpkit." + named.name
+		}
 	}
-	switch {
-	case style == "" || style == "simple" && !explode:
-		return "mcpkit.Simple"
-	case style == "simple":
-		return "mcpkit.SimpleExplode"
-	case style == "form" && explode:
-		return "mcpkit.FormStyle"
-	case style == "form":
-		return "mcpkit.FormNoExplode"
-	case style == "deepObject":
-		return "mcpkit.DeepObject"
-	}
-	return fmt.Sprintf("mcpkit.Style{Name: %q, Explode: %t}", style, explode)
+	return fmt.Sprintf("mcpkit.Style{Name: %q, Explode: %t}", st.Name, st.Explode)
 }
 
 func methodExpr(m string) string {
@@ -274,57 +238,6 @@ func isPredeclared(s string) bool {
 	return false
 }
 
-func stringList(l []string) string {
-	if len(l) == 0 {
-		return ""
-	}
-	q := make([]string, len(l))
-	for i, s := range l {
-		q[i] = goString(s)
-	}
-	return "[]string{" + strings.Join(q, ", ") + "}"
-}
-
-func errorRules(rules []ir.ErrorRule) string {
-	if len(rules) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("[]mcpkit.ErrorRule{\n")
-	for _, r := range rules {
-		b.WriteString("{")
-		if len(r.Status) > 0 {
-			b.WriteString("Status: " + stringList(r.Status) + ", ")
-		}
-		if len(r.Body) > 0 {
-			keys := make([]string, 0, len(r.Body))
-			for k := range r.Body {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			b.WriteString("Body: map[string]string{")
-			for i, k := range keys {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString(goString(k) + ": " + goString(string(r.Body[k])))
-			}
-			b.WriteString("}, ")
-		}
-		b.WriteString("Text: " + goString(r.Text) + "},\n")
-	}
-	b.WriteString("}")
-	return b.String()
-}
-
-func defaults(d map[string]json.RawMessage) string {
-	m := make(map[string]string, len(d))
-	for k, v := range d {
-		m[k] = string(v)
-	}
-	return stringMap(m)
-}
-
 // stringMap renders a map[string]string literal, keys sorted ("" for none).
 func stringMap(d map[string]string) string {
 	if len(d) == 0 {
@@ -342,18 +255,3 @@ func stringMap(d map[string]string) string {
 	return "map[string]string{" + strings.Join(parts, ", ") + "}"
 }
 
-// securityExpr renders security alternatives as a Go literal ("" for none).
-func securityExpr(sec [][]string) string {
-	if len(sec) == 0 {
-		return ""
-	}
-	var alts []string
-	for _, alt := range sec {
-		var q []string
-		for _, n := range alt {
-			q = append(q, goString(n))
-		}
-		alts = append(alts, "{"+strings.Join(q, ", ")+"}")
-	}
-	return "[][]string{" + strings.Join(alts, ", ") + "}"
-}

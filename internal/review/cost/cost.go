@@ -1,7 +1,7 @@
 // Package cost measures what a tool set costs the model before it calls
-// anything: the tools/list result a generated server sends, built from the
-// IR exactly as mcpkit lists tools (name, title, description, inputSchema,
-// outputSchema, annotations), and its size in tokens.
+// anything: the tools/list result a generated server sends — each tool
+// lowered as the server has it (internal/generate/lower) and listed by
+// mcpkit itself (mcpkit.Tool.Definition) — and its size in tokens.
 //
 // Tokens are counted with the o200k_base encoding (github.com/tiktoken-go/
 // tokenizer, whose BPE tables are embedded: nothing is fetched at run time).
@@ -18,47 +18,21 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tiktoken-go/tokenizer/codec"
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/lower"
 )
 
 // Encoding names the tokenizer the counts come from.
 const Encoding = "o200k_base"
-
-// Definition is one tool as the server lists it, the same mcp.Tool that
-// mcpkit registers (see mcpkit.Tool.definition).
-func Definition(t *ir.Tool) *mcp.Tool {
-	open := t.Annotations.OpenWorld
-	def := &mcp.Tool{
-		Name:        t.Name,
-		Title:       t.Title,
-		Description: t.Description,
-		InputSchema: t.InputSchema,
-		Annotations: &mcp.ToolAnnotations{
-			Title:          t.Title,
-			ReadOnlyHint:   t.Annotations.ReadOnly,
-			IdempotentHint: t.Annotations.Idempotent,
-			OpenWorldHint:  &open,
-		},
-	}
-	if !t.Annotations.ReadOnly {
-		d := t.Annotations.Destructive
-		def.Annotations.DestructiveHint = &d
-	}
-	if len(t.OutputSchema) > 0 {
-		def.OutputSchema = t.OutputSchema
-	}
-	return def
-}
 
 // ToolJSON is the JSON of one tool's entry in tools/list.
 func ToolJSON(t *ir.Tool) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(Definition(t)); err != nil {
+	if err := enc.Encode(lower.OfTool(t).Def.Definition()); err != nil {
 		// The schemas are JSON the generator produced; anything else is a
 		// bug upstream.
 		panic(fmt.Sprintf("tailor: tool %s does not encode: %v", t.Name, err))
