@@ -181,4 +181,3 @@ func OneLine(s string) string {
 		return r
 	}, s)
 }
-

@@ -254,4 +254,3 @@ func stringMap(d map[string]string) string {
 	}
 	return "map[string]string{" + strings.Join(parts, ", ") + "}"
 }
-
