@@ -43,9 +43,13 @@ type ContextValue struct {
 // ErrorRule matches a failed call: every Status and Body condition that is
 // set must hold. Text is a template with .args, .body and .status.
 type ErrorRule struct {
-	Status []string          // "404", "4XX"
-	Body   map[string]string // field or JSONPath → JSON value
-	Text   string
+	Status []string // "404", "4XX"
+	// Body maps a top-level field of the error body, or a JSONPath
+	// expression's first value, to the value it must have: a Go value as
+	// encoding/json decodes JSON (a number of any Go type matches the same
+	// JSON number).
+	Body map[string]any
+	Text string
 }
 
 // SchemeKind is how a credential is sent.

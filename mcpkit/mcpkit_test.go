@@ -124,3 +124,26 @@ func TestRedaction(t *testing.T) {
 		t.Errorf("redact: %q", got)
 	}
 }
+
+// Error rules match with Go values as generated code spells them: an
+// integer literal matches the JSON number however the body writes it.
+func TestBodyMatches(t *testing.T) {
+	var body any
+	if err := json.Unmarshal([]byte(`{"attempts": 3.0, "ratio": 0.5, "retryable": false, "detail": null, "meta": {"ids": [1, "x"]}, "error": {"kind": "limit"}}`), &body); err != nil {
+		t.Fatal(err)
+	}
+	conds := map[string]any{"attempts": int64(3), "ratio": 0.5, "retryable": false, "detail": nil, "meta": map[string]any{"ids": []any{1, "x"}}, "$.error.kind": "limit"}
+	if !bodyMatches(conds, body) {
+		t.Errorf("%v does not match %v", conds, body)
+	}
+	for key, other := range map[string]any{"attempts": 4, "ratio": "0.5", "retryable": true, "detail": "", "meta": map[string]any{"ids": []any{1}}, "$.error.kind": "other", "absent": 1} {
+		c := map[string]any{}
+		for k, v := range conds {
+			c[k] = v
+		}
+		c[key] = other
+		if bodyMatches(c, body) {
+			t.Errorf("%s: %v matches", key, other)
+		}
+	}
+}

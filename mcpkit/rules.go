@@ -62,11 +62,12 @@ func statusMatches(statuses []string, status int) bool {
 }
 
 // bodyMatches checks each condition: a top-level field, or a JSONPath
-// expression's first value, equal to the given JSON value.
-func bodyMatches(conds map[string]string, body any) bool {
+// expression's first value, equal to the given value.
+func bodyMatches(conds map[string]any, body any) bool {
 	for key, want := range conds {
+		// As JSON would decode it: 42 and 42.0 are one number.
 		var wantV any
-		if err := json.Unmarshal([]byte(want), &wantV); err != nil {
+		if b, err := json.Marshal(want); err != nil || json.Unmarshal(b, &wantV) != nil {
 			return false
 		}
 		var got any

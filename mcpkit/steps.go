@@ -153,34 +153,31 @@ func isIdentByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
-// RunSteps runs a composed tool: for a confirm tool it first checks the
-// quote, reserves it and asks for approval; then each step in order. A failed
-// step stops the run; the result says which writes took effect, which may
-// have, and which did not run, and a confirm tool's quote keeps that
-// progress so that calling the tool again finishes the run.
+// RunSteps runs a composed tool's steps in order, after the preflight (see
+// Call.preflight). A failed step stops the run; the result says which
+// writes took effect, which may have, and which did not run.
+//
+// A confirm tool's generated handler makes its calls itself (TakeQuote,
+// then Preflight, Reserve and Run on the quote, see Confirmation);
+// RunSteps makes the same calls for a confirm tool.
 func (c *Call) RunSteps() *mcp.CallToolResult {
-	t := c.tool
-	s := &Scope{c: c, data: map[string]any{"args": c.args, "context": c.contextValues()}}
-	s.unread = map[string]bool{}
+	if c.tool.Confirms != "" {
+		return c.confirm()
+	}
+	s := c.newScope()
 	run := &stepRun{c: c, s: s, prior: map[string]CallOutcome{}}
-	if t.Confirms != "" {
-		l, res := c.takeQuote(s)
-		if res != nil {
-			return res
-		}
-		c.audit.Quote = l.quote
-		run.lease = l
-		if p := l.quote.Progress; p != nil {
-			for _, co := range p.Calls {
-				run.prior[callKey(co.Step, co.Item)] = co
-			}
-		}
-	} else if i, problem := c.preflight(s); problem != "" {
+	if i, problem := c.preflight(s); problem != "" {
 		return run.stopped(i, 0, 1, outcomeNotSent, problem)
 	}
 	res, complete := run.run()
 	run.settle(complete)
 	return res
+}
+
+// newScope is what the call's bindings and templates see before any step
+// ran: its arguments and context values.
+func (c *Call) newScope() *Scope {
+	return &Scope{c: c, data: map[string]any{"args": c.args, "context": c.contextValues()}, unread: map[string]bool{}}
 }
 
 // stepRun is one run of a composed tool's steps.

@@ -39,11 +39,31 @@ func API(api *ir.API) (mcpkit.API, mcpkit.Register) {
 // handler is the generated handler of t, as a function.
 func handler(t *lower.Tool) mcpkit.Handler {
 	switch t.Handler() {
-	case lower.StepsHandler, lower.ConfirmHandler:
+	case lower.StepsHandler:
 		return func(c *mcpkit.Call) *mcp.CallToolResult { return c.RunSteps() }
+	case lower.ConfirmHandler:
+		calls := t.Confirm
+		return func(c *mcpkit.Call) *mcp.CallToolResult {
+			q, res := c.TakeQuote()
+			if res != nil {
+				return res
+			}
+			for _, call := range calls {
+				if res := confirmCalls[call](q); res != nil {
+					return res
+				}
+			}
+			return q.Run()
+		}
 	}
 	req := t.Request
 	return func(c *mcpkit.Call) *mcp.CallToolResult { return c.Do(build(c, nil, req)) }
+}
+
+// confirmCalls are the methods lower.ConfirmCall names.
+var confirmCalls = map[lower.ConfirmCall]func(*mcpkit.Confirmation) *mcp.CallToolResult{
+	lower.Preflight: (*mcpkit.Confirmation).Preflight,
+	lower.Reserve:   (*mcpkit.Confirmation).Reserve,
 }
 
 // build makes a request: its lowered statements performed, as a generated

@@ -14,6 +14,8 @@
 package lower
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"unicode"
 
@@ -51,8 +53,8 @@ const (
 	CallHandler Handler = iota
 	// StepsHandler runs the steps in order (c.RunSteps).
 	StepsHandler
-	// ConfirmHandler takes the quote, makes the Confirm calls on it, and
-	// runs the steps (c.TakeQuote, then the calls, then Run).
+	// ConfirmHandler takes the quote (c.TakeQuote), makes the Confirm
+	// calls on it, and runs the steps (Run).
 	ConfirmHandler
 )
 
@@ -68,25 +70,24 @@ func (t *Tool) Handler() Handler {
 }
 
 // ConfirmCall is one call a confirm tool's handler makes on the quote it
-// carries out (an *mcpkit.Confirmation); the handler stops at the first
-// that returns a result.
+// carries out (an *mcpkit.Confirmation) after taking it (Call.TakeQuote)
+// and before running the steps (Confirmation.Run); the handler stops at
+// the first that returns a result.
 type ConfirmCall int
 
 const (
 	// Preflight builds every step request that does not need an earlier
-	// step's result, without sending it: a run that cannot start stops
+	// step's answer, without sending it: a run that cannot start stops
 	// before anything is reserved or asked.
 	Preflight ConfirmCall = iota
-	// Reserve reserves the quote for this call.
+	// Reserve reserves the quote for this call, and asks the person to
+	// approve when the tool has an Approval.
 	Reserve
-	// ReserveAndAsk reserves the quote and asks the person to approve
-	// (the tool's Approval).
-	ReserveAndAsk
 )
 
 // Method is the name of the *mcpkit.Confirmation method the call is.
 func (c ConfirmCall) Method() string {
-	return [...]string{"Preflight", "Reserve", "ReserveAndAsk"}[c]
+	return [...]string{"Preflight", "Reserve"}[c]
 }
 
 // Of lowers api.
@@ -137,9 +138,9 @@ func OfTool(t *ir.Tool) *Tool {
 		rule := mcpkit.ErrorRule{Status: r.Status, Text: r.Text}
 		for k, v := range r.Body {
 			if rule.Body == nil {
-				rule.Body = map[string]string{}
+				rule.Body = map[string]any{}
 			}
-			rule.Body[k] = string(v)
+			rule.Body[k] = goValue(v)
 		}
 		def.Errors = append(def.Errors, rule)
 	}
@@ -159,9 +160,6 @@ func OfTool(t *ir.Tool) *Tool {
 	}
 	if t.Confirms != "" {
 		lt.Confirm = []ConfirmCall{Preflight, Reserve}
-		if t.Approval != nil {
-			lt.Confirm[1] = ReserveAndAsk
-		}
 	}
 	return lt
 }
@@ -180,4 +178,41 @@ func OneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// goValue is a JSON value (an error rule's matcher) as a Go value that
+// generated code can spell: objects, arrays, text, booleans and null as
+// encoding/json decodes them, an integer as an int64, another number as a
+// float64; a number no float64 holds stays its text (it never matched: a
+// response's numbers are decoded as float64).
+func goValue(raw json.RawMessage) any {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return string(raw)
+	}
+	return numbers(v)
+}
+
+func numbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return x.String()
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbers(e)
+		}
+	}
+	return v
 }

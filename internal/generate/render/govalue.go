@@ -33,6 +33,10 @@ func (p *goValue) value(b *strings.Builder, path string, v reflect.Value, typed,
 		b.WriteString("&")
 		p.value(b, path, v.Elem(), true, top)
 	case reflect.Interface:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
 		p.value(b, path, v.Elem(), true, false)
 	case reflect.Struct:
 		if typed {

@@ -10,10 +10,11 @@ import (
 
 // literals keeps the tools' JSON Schemas out of the source that go/format
 // reads. They are most of a large server's code (kubernetes: 10 MB of
-// tools.go's 11 MB) and go/format spent most of its time scanning and
-// printing them (0.35 s of a 0.95 s generation), although formatting never
-// changes a string literal: hold replaces each with a short placeholder
-// literal, and restore puts the real ones back into the formatted source.
+// 11 MB) and go/format spent most of its time scanning and printing them
+// (0.35 s of a 0.95 s generation), although formatting never changes a
+// string literal: hold replaces each (a literal, or a constant expression
+// of literals) with a short placeholder literal, and restore puts the real
+// ones back into the formatted source.
 //
 // The result is byte for byte what formatting the full source gives,
 // because go/printer looks at a value's length in exactly one place: an
@@ -31,14 +32,15 @@ const holdMin = 256
 // holdMax keeps literals go/printer would treat differently in place.
 const holdMax = 500_000
 
-// placeholder is the literal standing in for texts[i]. goString writes a
-// raw string only for text containing `"` or `\`, so no generated literal
-// can look like this one.
-func placeholder(i int) string { return "`tailor:" + strconv.Itoa(i) + "`" }
+// placeholder is the literal standing in for texts[i]. Only schemas.go
+// holds literals, and its literals are rawLiteral's: raw strings, and
+// single quoted characters a raw string cannot hold, so none of them can
+// look like this one.
+func placeholder(i int) string { return `"tailor:` + strconv.Itoa(i) + `"` }
 
-// hold renders s as a Go string literal, or as a placeholder for it.
-func (l *literals) hold(s string) string {
-	lit := goString(s)
+// hold returns lit, a Go string literal or a constant expression of
+// literals, or a placeholder for it.
+func (l *literals) hold(lit string) string {
 	if len(lit) < holdMin || len(lit) > holdMax || holdOff {
 		return lit
 	}
@@ -68,10 +70,10 @@ func (l *literals) restore(src []byte) []byte {
 		if tok == token.EOF {
 			break
 		}
-		if tok != token.STRING || !strings.HasPrefix(lit, "`tailor:") {
+		if tok != token.STRING || !strings.HasPrefix(lit, `"tailor:`) {
 			continue
 		}
-		i, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(lit, "`tailor:"), "`"))
+		i, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(lit, `"tailor:`), `"`))
 		if err != nil || i < 0 || i >= len(l.texts) || lit != placeholder(i) {
 			continue
 		}

@@ -41,11 +41,12 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 		return nil, fmt.Errorf("package name %q is not a valid Go identifier", opts.Package)
 	}
 	// The tools' schemas are held back from go/format (literals.go).
-	lits := map[string]*literals{"tools.go": {}}
-	v := newView(api, opts, lits["tools.go"].hold)
+	lits := map[string]*literals{"schemas.go": {}}
+	v := newView(api, opts, lits["schemas.go"].hold)
 	outputs := []struct{ path, tmpl string }{
 		{"server.go", "server.go.tmpl"},
 		{"tools.go", "tools.go.tmpl"},
+		{"schemas.go", "schemas.go.tmpl"},
 	}
 	if opts.Main {
 		if opts.Package == "main" {

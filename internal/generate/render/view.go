@@ -31,6 +31,8 @@ type view struct {
 	TitleOrName string
 	Schemes     []schemeView
 	Tools       []toolView
+	// Schemas are the tools' schemas, in tool order.
+	Schemas []schemaConst
 	// Messages is the server's message overrides as a Go expression.
 	Messages string
 }
@@ -51,6 +53,15 @@ type toolView struct {
 	// tool's, one builder function each.
 	Request *requestView
 	Steps   []*requestView
+	// ConfirmCalls are a confirm tool's calls on its quote, with what
+	// each does.
+	ConfirmCalls []confirmCallView
+}
+
+// confirmCallView is one call of a confirm tool's handler.
+type confirmCallView struct {
+	Method  string
+	Comment []string
 }
 
 // requestView is one request: the handler's (or a step builder's)
@@ -91,13 +102,23 @@ func newView(api *ir.API, opts Options, schema func(string) string) *view {
 			rv.Name, rv.Func = st.Name, idents.take(base+strings.ToUpper(st.Name[:1])+camel(st.Name)[1:])
 			tv.Steps = append(tv.Steps, rv)
 		}
+		for _, call := range t.Confirm {
+			tv.ConfirmCalls = append(tv.ConfirmCalls, confirmCallView{Method: call.Method(), Comment: confirmComment(call, t.Def.Approval != nil)})
+		}
+		schemas := map[string]string{}
+		for _, sc := range []struct{ field, kind, text string }{{"InputSchema", "inputSchema", t.Def.InputSchema}, {"OutputSchema", "outputSchema", t.Def.OutputSchema}} {
+			if sc.text == "" {
+				continue
+			}
+			name := base + sc.field
+			schemas[sc.field] = name
+			v.Schemas = append(v.Schemas, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, Literal: schema(rawLiteral(indented(sc.text)))})
+		}
 		p := goValue{custom: func(path string, f reflect.Value) (string, bool) {
 			switch {
 			case path == "InputSchema" || path == "OutputSchema":
-				if f.String() == "" {
-					return "", false
-				}
-				return schema(f.String()), true
+				name, ok := schemas[path]
+				return name, ok
 			case strings.HasPrefix(path, "Steps[") && strings.HasSuffix(path, "].Build"):
 				i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "Steps["), "].Build"))
 				return tv.Steps[i].Func, true
@@ -108,6 +129,20 @@ func newView(api *ir.API, opts Options, schema func(string) string) *view {
 		v.Tools = append(v.Tools, tv)
 	}
 	return v
+}
+
+// confirmComment says what a confirm tool's call on its quote does.
+func confirmComment(call lower.ConfirmCall, approval bool) []string {
+	switch {
+	case call == lower.Preflight:
+		return []string{"Build every request that needs no earlier step's answer, without",
+			"sending it: a run that cannot start stops before anything is reserved."}
+	case approval:
+		return []string{"Reserve the quote for this call and ask the person to approve (the",
+			"overlay's approval message): the answer comes in a second call, and only",
+			"an accept goes on; a decline gives the quote back."}
+	}
+	return []string{"Reserve the quote for this call: no other call carries it out meanwhile."}
 }
 
 func newRequestView(r *lower.Request) *requestView {
@@ -218,11 +253,27 @@ func (ids idents) take(base string) string {
 		base += "_"
 	}
 	name := base
-	for i := 2; ids[name] || ids[name+"Tool"]; i++ {
+	for i := 2; ids.clash(name); i++ {
 		name = fmt.Sprintf("%s%d", base, i)
 	}
-	ids[name], ids[name+"Tool"] = true, true
+	for _, suffix := range derived {
+		ids[name+suffix] = true
+	}
 	return name
+}
+
+// derived are the suffixes of the identifiers declared beside a tool's
+// handler: its definition and its schemas.
+var derived = []string{"", "Tool", "InputSchema", "OutputSchema"}
+
+// clash reports whether name or an identifier derived from it is taken.
+func (ids idents) clash(name string) bool {
+	for _, suffix := range derived {
+		if ids[name+suffix] {
+			return true
+		}
+	}
+	return false
 }
 
 func isKeyword(s string) bool { return token.IsKeyword(s) }

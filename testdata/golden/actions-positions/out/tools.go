@@ -18,7 +18,7 @@ var listReportsWholeOrganisationIncludingArchivedDeletedOnesTool = &mcpkit.Tool{
 	Description: "Calls GET /reports.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"code":{"type":"string"}},"type":"object"}`,
+	InputSchema: listReportsWholeOrganisationIncludingArchivedDeletedOnesInputSchema,
 }
 
 // listReportsWholeOrganisationIncludingArchivedDeletedOnes calls GET /reports.
@@ -35,8 +35,8 @@ var getReportTool = &mcpkit.Tool{
 	Description:  "One report",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"format":{"type":"string"},"id":{"type":"string"}},"required":["id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"value":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  getReportInputSchema,
+	OutputSchema: getReportOutputSchema,
 	Wrap:         "value",
 }
 

@@ -17,8 +17,8 @@ var getPairTool = &mcpkit.Tool{
 	Description:  "Calls GET /pairs.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Left":{"properties":{"right":{"$ref":"#/$defs/Right"}},"type":["object","null"]},"Right":{"properties":{"left":{"$ref":"#/$defs/Left"}},"type":["object","null"]}},"properties":{"right":{"$ref":"#/$defs/Right"}},"type":"object"}`,
+	InputSchema:  getPairInputSchema,
+	OutputSchema: getPairOutputSchema,
 }
 
 // getPair calls GET /pairs.
@@ -33,8 +33,8 @@ var getTreeTool = &mcpkit.Tool{
 	Description:  "Calls GET /tree.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Node":{"properties":{"children":{"items":{"$ref":"#/$defs/Node"},"type":["array","null"]},"name":{"type":["string","null"]},"parent":{"$ref":"#/$defs/Node"}},"type":["object","null"]}},"properties":{"children":{"items":{"$ref":"#/$defs/Node"},"type":["array","null"]},"name":{"type":["string","null"]},"parent":{"$ref":"#/$defs/Node"}},"type":"object"}`,
+	InputSchema:  getTreeInputSchema,
+	OutputSchema: getTreeOutputSchema,
 }
 
 // getTree calls GET /tree.
@@ -48,7 +48,7 @@ var plantTreeTool = &mcpkit.Tool{
 	Name:        "plant_tree",
 	Description: "Calls POST /tree.",
 	OpenWorld:   true,
-	InputSchema: `{"$defs":{"Node":{"properties":{"children":{"items":{"$ref":"#/$defs/Node"},"type":"array"},"name":{"type":"string"},"parent":{"$ref":"#/$defs/Node"}},"type":"object"}},"additionalProperties":false,"properties":{"children":{"items":{"$ref":"#/$defs/Node"},"type":"array"},"name":{"type":"string"},"parent":{"$ref":"#/$defs/Node"}},"type":"object"}`,
+	InputSchema: plantTreeInputSchema,
 }
 
 // plantTree calls POST /tree.

@@ -19,8 +19,8 @@ var listNotesTool = &mcpkit.Tool{
 	Description:  "Lists every note, newest first.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"properties":{"items":{"items":{"type":["string","null"]},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  listNotesInputSchema,
+	OutputSchema: listNotesOutputSchema,
 	Wrap:         "items",
 }
 
@@ -36,8 +36,8 @@ var createNoteTool = &mcpkit.Tool{
 	Title:        "create",
 	Description:  "create",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"text":{"type":"string"}},"type":"object"}`,
-	OutputSchema: `{"properties":{"items":{"items":{"type":["string","null"]},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  createNoteInputSchema,
+	OutputSchema: createNoteOutputSchema,
 	Wrap:         "items",
 }
 

@@ -17,8 +17,8 @@ var quoteRefundTool = &mcpkit.Tool{
 	Name:         "quote_refund",
 	Description:  "Previews a refund; changes nothing.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"line_item_ids":{"items":{"type":"string"},"type":"array"},"order_id":{"type":"string"}},"required":["line_item_ids","order_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"amount":{"type":["integer","null"]},"cancel_line_item_ids":{"items":{"type":["string","null"]},"type":["array","null"]},"explanation":{"type":["string","null"]},"quote_expires_at":{"description":"When the quote stops being valid.","format":"date-time","type":"string"},"quote_id":{"description":"Id of the stored quote; pass it to the confirm tool to carry the quote out.","type":"string"}},"type":"object"}`,
+	InputSchema:  quoteRefundInputSchema,
+	OutputSchema: quoteRefundOutputSchema,
 	Text:         "Refund NT${{money .body.amount}}: {{.body.explanation}}",
 	Quote:        &mcpkit.QuoteSpec{TTLSeconds: 600, ConfirmTool: "refund_items"},
 }
@@ -38,8 +38,8 @@ var refundItemsTool = &mcpkit.Tool{
 	Name:         "refund_items",
 	Description:  "Carries out a refund quote.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"quote_id":{"description":"The quote_id that quote_refund returned, for the quote the user agreed to. Nothing else can be passed: the values come from the quote.","type":"string"}},"required":["quote_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"cancel":{"description":"The response of step cancel (POST /orders/{order_id}/line-items/{line_item_id}/cancel), one per element."},"refund":{"description":"The response of step refund (POST /orders/{order_id}/refunds)."}},"type":"object"}`,
+	InputSchema:  refundItemsInputSchema,
+	OutputSchema: refundItemsOutputSchema,
 	Text:         "Refunded NT${{money .steps.refund.body.amount}} (refund {{.steps.refund.body.refund_id}}).",
 	Confirms:     "quote_refund",
 	Approval:     &mcpkit.Approval{Message: "Refund NT${{money .quote.body.amount}} for order {{.quote.args.order_id}}?"},
@@ -49,9 +49,28 @@ var refundItemsTool = &mcpkit.Tool{
 	},
 }
 
-// refundItems runs the steps in order, with the values of a quote from quote_refund.
+// refundItems carries out a quote of quote_refund: cancel, then refund.
 func refundItems(c *mcpkit.Call) *mcp.CallToolResult {
-	return c.RunSteps()
+	// Take the quote the model names (quote_id): it must be this caller's,
+	// made by quote_refund, unused and unexpired (or a stopped run's, to resume).
+	q, res := c.TakeQuote()
+	if res != nil {
+		return res
+	}
+	// Build every request that needs no earlier step's answer, without
+	// sending it: a run that cannot start stops before anything is reserved.
+	if res := q.Preflight(); res != nil {
+		return res
+	}
+	// Reserve the quote for this call and ask the person to approve (the
+	// overlay's approval message): the answer comes in a second call, and only
+	// an accept goes on; a decline gives the quote back.
+	if res := q.Reserve(); res != nil {
+		return res
+	}
+	// Run the steps in order, then use the quote up. A run that stops keeps
+	// its progress in the quote, and calling again resumes it.
+	return q.Run()
 }
 
 // refundItemsCancel builds step cancel: POST /orders/{order_id}/line-items/{line_item_id}/cancel.
@@ -82,8 +101,8 @@ var orderStatusTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	Idempotent:   true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"order_id":{"description":"The order number.","type":"string"}},"required":["order_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"order":{"description":"The response of step order (GET /orders/{order_id})."},"shipments":{"description":"The response of step shipments (GET /orders/{order_id}/shipments)."}},"type":"object"}`,
+	InputSchema:  orderStatusInputSchema,
+	OutputSchema: orderStatusOutputSchema,
 	Steps: []mcpkit.Step{
 		{Name: "order", ReadOnly: true, Build: orderStatusOrder},
 		{Name: "shipments", ReadOnly: true, Build: orderStatusShipments},

@@ -17,8 +17,8 @@ var listBooksTool = &mcpkit.Tool{
 	Description:  "Lists the books on the shelf.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"limit":{"description":"How many books to return.","maximum":100,"minimum":1,"type":"integer"}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Book":{"properties":{"author":{"$ref":"#/$defs/author"},"id":{"type":["string","null"]},"title":{"type":["string","null"]}},"type":["object","null"]},"author":{"properties":{"name":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/Book"},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  listBooksInputSchema,
+	OutputSchema: listBooksOutputSchema,
 	Wrap:         "items",
 }
 
@@ -35,8 +35,8 @@ var getBookTool = &mcpkit.Tool{
 	Description:  "Returns one book.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"book_id":{"description":"The book's id.","type":"string"}},"required":["book_id"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"author":{"properties":{"name":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"author":{"$ref":"#/$defs/author"},"id":{"type":["string","null"]},"title":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  getBookInputSchema,
+	OutputSchema: getBookOutputSchema,
 }
 
 // getBook calls GET /books/{book_id}.

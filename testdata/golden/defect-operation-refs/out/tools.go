@@ -18,8 +18,8 @@ var fetchTaskTool = &mcpkit.Tool{
 	Description:  "Returns one task, with whether it is done.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"expand":{"description":"Related objects to include.","enum":["owner","project"],"type":"string"},"task_id":{"description":"The task's id.","type":"string"}},"required":["task_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"done":{"type":["boolean","null"]},"id":{"type":["string","null"]},"title":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  fetchTaskInputSchema,
+	OutputSchema: fetchTaskOutputSchema,
 }
 
 // fetchTask calls GET /tasks/{task_id}.
@@ -35,8 +35,8 @@ var updateTaskTool = &mcpkit.Tool{
 	Name:         "update_task",
 	Description:  "Changes a task's title or marks it done.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"done":{"description":"Whether the task is done.","type":"boolean"},"task_id":{"description":"The task's id.","type":"string"},"title":{"description":"The new title.","type":"string"}},"required":["task_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"done":{"type":["boolean","null"]},"id":{"type":["string","null"]},"title":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  updateTaskInputSchema,
+	OutputSchema: updateTaskOutputSchema,
 }
 
 // updateTask calls PATCH /tasks/{task_id}.

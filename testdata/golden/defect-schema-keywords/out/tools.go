@@ -16,8 +16,8 @@ var createEventTool = &mcpkit.Tool{
 	Name:         "create_event",
 	Description:  "Records an event.",
 	OpenWorld:    true,
-	InputSchema:  `{"$defs":{"Click":{"properties":{"type":{"const":"click"},"x":{"type":"integer"}},"type":"object"},"Kind":{"enum":["ui","api"],"type":"string"},"View":{"properties":{"page":{"type":"string"},"type":{"const":"view"}},"type":"object"}},"additionalProperties":false,"properties":{"kind":{"$ref":"#/$defs/Kind"},"name":{"description":"What happened.","type":"string"},"payload":{"oneOf":[{"$ref":"#/$defs/Click"},{"$ref":"#/$defs/View"}]},"tags":{"items":{"anyOf":[{"type":"string"},{"type":"null"}]},"type":"array"}},"required":["name"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"type":["string","null"]},"meta":{}},"type":"object"}`,
+	InputSchema:  createEventInputSchema,
+	OutputSchema: createEventOutputSchema,
 }
 
 // createEvent calls POST /events.

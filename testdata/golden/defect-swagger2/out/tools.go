@@ -17,8 +17,8 @@ var listItemsTool = &mcpkit.Tool{
 	Description:  "Lists the items.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"labels":{"items":{"type":"string"},"type":"array"}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Item":{"properties":{"parts":{"items":{},"type":["array","null"]},"sizes":{"items":{"type":["string","null"]},"type":["array","null"]},"sku":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/Item"},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  listItemsInputSchema,
+	OutputSchema: listItemsOutputSchema,
 	Wrap:         "items",
 }
 
@@ -34,8 +34,8 @@ var addItemTool = &mcpkit.Tool{
 	Name:         "add_item",
 	Description:  "Adds an item to the inventory.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"parts":{"items":{},"type":"array"},"sizes":{"items":{"type":["string","null"]},"type":"array"},"sku":{"type":"string"}},"required":["sku"],"type":"object"}`,
-	OutputSchema: `{"properties":{"parts":{"items":{},"type":["array","null"]},"sizes":{"items":{"type":["string","null"]},"type":["array","null"]},"sku":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  addItemInputSchema,
+	OutputSchema: addItemOutputSchema,
 }
 
 // addItem calls POST /items.

@@ -18,8 +18,8 @@ var getNoteTool = &mcpkit.Tool{
 	Description:  "Returns one note by its id.\n\nUse it when you already know the id; search otherwise.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"fields":{"type":"string"},"note_id":{"description":"The note's id, as returned when it was created.","type":"string"}},"required":["note_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"type":["string","null"]},"text":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  getNoteInputSchema,
+	OutputSchema: getNoteOutputSchema,
 }
 
 // getNote calls GET /notes/{note_id}.

@@ -17,8 +17,8 @@ var listOrdersTool = &mcpkit.Tool{
 	Description:  "Lists orders.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"status":{}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Order":{"properties":{"id":{"type":["string","null"]},"item":{"anyOf":[{"$ref":"#/$defs/book"}]}},"type":["object","null"]},"book":{"properties":{"isbn":{"type":["string","null"]},"kind":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/Order"},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  listOrdersInputSchema,
+	OutputSchema: listOrdersOutputSchema,
 	Wrap:         "items",
 }
 
@@ -35,8 +35,8 @@ var getOrderTool = &mcpkit.Tool{
 	Description:  "Returns an order.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"order_id":{"type":"string"}},"required":["order_id"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"book":{"properties":{"isbn":{"type":["string","null"]},"kind":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"id":{"type":["string","null"]},"item":{"anyOf":[{"$ref":"#/$defs/book"}]}},"type":"object"}`,
+	InputSchema:  getOrderInputSchema,
+	OutputSchema: getOrderOutputSchema,
 }
 
 // getOrder calls GET /orders/{order_id}.

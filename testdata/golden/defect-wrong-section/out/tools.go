@@ -16,7 +16,7 @@ var addPetTool = &mcpkit.Tool{
 	Name:        "add_pet",
 	Description: "Adds a pet.",
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"name":{"type":"string"}},"type":"object"}`,
+	InputSchema: addPetInputSchema,
 }
 
 // addPet calls POST /pets.
@@ -33,8 +33,8 @@ var getPetTool = &mcpkit.Tool{
 	Description:  "Returns a pet.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"pet_id":{"type":"string"}},"required":["pet_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"name":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  getPetInputSchema,
+	OutputSchema: getPetOutputSchema,
 }
 
 // getPet calls GET /pets/{pet_id}.

@@ -18,7 +18,7 @@ var searchV1Tool = &mcpkit.Tool{
 	Description: "Deprecated: the API marks this operation as deprecated; prefer another tool when one fits.\n\nSearch (old)",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"q":{"type":"string"}},"required":["q"],"type":"object"}`,
+	InputSchema: searchV1InputSchema,
 }
 
 // searchV1 calls GET /v1/search.
@@ -35,8 +35,8 @@ var searchV2Tool = &mcpkit.Tool{
 	Description:  "Search",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"cursor":{"type":"string"},"page":{"deprecated":true,"description":"Use cursor.","type":"integer"},"q":{"type":"string"}},"required":["q"],"type":"object"}`,
-	OutputSchema: `{"properties":{"hits":{"items":{"type":["string","null"]},"type":["array","null"]},"total":{"deprecated":true,"type":["integer","null"]}},"type":"object"}`,
+	InputSchema:  searchV2InputSchema,
+	OutputSchema: searchV2OutputSchema,
 }
 
 // searchV2 calls GET /v2/search.

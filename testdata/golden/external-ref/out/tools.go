@@ -17,8 +17,8 @@ var listAnimalsTool = &mcpkit.Tool{
 	Description:  "Calls GET /animals.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Animal":{"properties":{"keeper":{"$ref":"#/$defs/Keeper"},"name":{"type":["string","null"]}},"type":["object","null"]},"Keeper":{"properties":{"name":{"type":["string","null"]},"shift":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/Animal"},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  listAnimalsInputSchema,
+	OutputSchema: listAnimalsOutputSchema,
 	Wrap:         "items",
 }
 
@@ -34,8 +34,8 @@ var getAnimalTool = &mcpkit.Tool{
 	Description:  "Calls GET /animals/{id}.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"id":{"type":"string"}},"required":["id"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"Keeper_2":{"properties":{"name":{"type":["string","null"]},"shift":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"keeper":{"$ref":"#/$defs/Keeper_2"},"name":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  getAnimalInputSchema,
+	OutputSchema: getAnimalOutputSchema,
 }
 
 // getAnimal calls GET /animals/{id}.

@@ -16,7 +16,7 @@ var createExportTool = &mcpkit.Tool{
 	Name:        "create_export",
 	Description: "Exports of reports",
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: createExportInputSchema,
 }
 
 // createExport calls POST /exports.
@@ -31,7 +31,7 @@ var pingTool = &mcpkit.Tool{
 	Description: "Calls GET /ping.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: pingInputSchema,
 }
 
 // ping calls GET /ping.
@@ -46,7 +46,7 @@ var getReportTool = &mcpkit.Tool{
 	Description: "A report, with its rows and totals.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"id":{"type":"string"}},"required":["id"],"type":"object"}`,
+	InputSchema: getReportInputSchema,
 }
 
 // getReport calls GET /reports/{id}.
@@ -64,7 +64,7 @@ var deleteReportTool = &mcpkit.Tool{
 	Destructive: true,
 	Idempotent:  true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"id":{"type":"string"}},"required":["id"],"type":"object"}`,
+	InputSchema: deleteReportInputSchema,
 }
 
 // deleteReport calls DELETE /reports/{id}.

@@ -18,7 +18,7 @@ var listPetsFuncInitPanicOperationIdTool = &mcpkit.Tool{
 	Description: "List\npets",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: "{\"additionalProperties\":false,\"properties\":{\"panic_path\":{\"description\":\"(The API description does not declare this path parameter.) (Sent as path parameter ` panic(\\\"path\\\") `.)\",\"type\":\"string\"}},\"required\":[\"panic_path\"],\"type\":\"object\"}",
+	InputSchema: listPetsFuncInitPanicOperationIdInputSchema,
 	Security:    [][]string{{"key"}},
 }
 

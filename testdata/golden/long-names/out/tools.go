@@ -17,7 +17,7 @@ var getCrmV3Objects202609BetaAssociationsUsageTool = &mcpkit.Tool{
 	Description: "No operationId, a short path.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getCrmV3Objects202609BetaAssociationsUsageInputSchema,
 }
 
 // getCrmV3Objects202609BetaAssociationsUsage calls GET /crm/v3/objects/2026-09-beta/associations/usage.
@@ -31,7 +31,7 @@ var postAssociationsFromObjectTypeToTypeLabelsBatchArchiveTool = &mcpkit.Tool{
 	Name:        "post_associations_from_object_type_to_type_labels_batch_archive",
 	Description: "Archives labels in batch.",
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"fromObjectType":{"type":"string"},"toObjectType":{"type":"string"}},"required":["fromObjectType","toObjectType"],"type":"object"}`,
+	InputSchema: postAssociationsFromObjectTypeToTypeLabelsBatchArchiveInputSchema,
 }
 
 // postAssociationsFromObjectTypeToTypeLabelsBatchArchive calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive.
@@ -47,7 +47,7 @@ var postAssociationsFromObjectTypeToTypeLabelsBatchCreateTool = &mcpkit.Tool{
 	Name:        "post_associations_from_object_type_to_type_labels_batch_create",
 	Description: "Creates labels in batch.",
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"fromObjectType":{"type":"string"},"toObjectType":{"type":"string"}},"required":["fromObjectType","toObjectType"],"type":"object"}`,
+	InputSchema: postAssociationsFromObjectTypeToTypeLabelsBatchCreateInputSchema,
 }
 
 // postAssociationsFromObjectTypeToTypeLabelsBatchCreate calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create.
@@ -64,7 +64,7 @@ var getMutatingWebhookConfigurationsListThingsTool = &mcpkit.Tool{
 	Description: "No operationId, a long path.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getMutatingWebhookConfigurationsListThingsInputSchema,
 }
 
 // getMutatingWebhookConfigurationsListThings calls GET /crm/v3/objects/2026-09-beta/watch/admissionregistration/mutating-webhook-configurations/list/of/the/things.

@@ -17,7 +17,7 @@ var findPetByIdTool = &mcpkit.Tool{
 	Description: "Calls GET /a.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: findPetByIdInputSchema,
 }
 
 // findPetById calls GET /a.
@@ -32,7 +32,7 @@ var petsListTool = &mcpkit.Tool{
 	Description: "Calls GET /b.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: petsListInputSchema,
 }
 
 // petsList calls GET /b.
@@ -47,7 +47,7 @@ var getThingsFromVeryLongEndpointNameThatKeepsGoingGoingTool = &mcpkit.Tool{
 	Description: "Calls GET /c.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getThingsFromVeryLongEndpointNameThatKeepsGoingGoingInputSchema,
 }
 
 // getThingsFromVeryLongEndpointNameThatKeepsGoingGoing calls GET /c.
@@ -62,7 +62,7 @@ var listPetsTool = &mcpkit.Tool{
 	Description: "Calls GET /d.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: listPetsInputSchema,
 }
 
 // listPets calls GET /d.
@@ -77,7 +77,7 @@ var listPets2Tool = &mcpkit.Tool{
 	Description: "Calls GET /e.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: listPets2InputSchema,
 }
 
 // listPets2 calls GET /e.
@@ -92,7 +92,7 @@ var listPets3Tool = &mcpkit.Tool{
 	Description: "Calls GET /f.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: listPets3InputSchema,
 }
 
 // listPets3 calls GET /f.
@@ -107,7 +107,7 @@ var range_Tool = &mcpkit.Tool{
 	Description: "Calls GET /g.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: range_InputSchema,
 }
 
 // range_ calls GET /g.
@@ -122,7 +122,7 @@ var op2faVerifyTool = &mcpkit.Tool{
 	Description: "Calls GET /h.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: op2faVerifyInputSchema,
 }
 
 // op2faVerify calls GET /h.
@@ -136,7 +136,7 @@ var postUsersUserIdOrdersTool = &mcpkit.Tool{
 	Name:        "post_users_user_id_orders",
 	Description: "Calls POST /users/{userId}/orders.",
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"userId":{"type":"string"}},"required":["userId"],"type":"object"}`,
+	InputSchema: postUsersUserIdOrdersInputSchema,
 }
 
 // postUsersUserIdOrders calls POST /users/{userId}/orders.
@@ -152,7 +152,7 @@ var getV1ItemsJsonTool = &mcpkit.Tool{
 	Description: "Calls GET /v1/items-json.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getV1ItemsJsonInputSchema,
 }
 
 // getV1ItemsJson calls GET /v1/items-json.
@@ -167,7 +167,7 @@ var getV1ItemsJson2Tool = &mcpkit.Tool{
 	Description: "Calls GET /v1/items.json.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getV1ItemsJson2InputSchema,
 }
 
 // getV1ItemsJson2 calls GET /v1/items.json.

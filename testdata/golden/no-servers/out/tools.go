@@ -17,8 +17,8 @@ var listNotesTool = &mcpkit.Tool{
 	Description:  "Every note.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"properties":{"items":{"items":{"properties":{"id":{"type":["string","null"]}},"type":["object","null"]},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  listNotesInputSchema,
+	OutputSchema: listNotesOutputSchema,
 	Security:     [][]string{{"key"}},
 	Wrap:         "items",
 }

@@ -16,8 +16,8 @@ var createWidgetTool = &mcpkit.Tool{
 	Name:         "create_widget",
 	Description:  "Calls POST /widgets.",
 	OpenWorld:    true,
-	InputSchema:  `{"$defs":{"Ref":{"properties":{"id":{"type":"string"}},"type":"object"}},"additionalProperties":false,"properties":{"code":{"type":"string"},"color":{"enum":["red","green",null],"type":["string","null"]},"name":{"examples":["sprocket"],"type":"string"},"nickname":{"type":["string","null"]},"parent":{"anyOf":[{"allOf":[{"$ref":"#/$defs/Ref"}]},{"type":"null"}]},"secret":{"type":"string"},"size":{"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"}},"required":["name"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"Ref":{"properties":{"id":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"code":{"type":["string","null"]},"color":{"type":["string","null"]},"id":{"type":["string","null"]},"name":{"type":["string","null"]},"nickname":{"type":["string","null"]},"parent":{"anyOf":[{"allOf":[{"$ref":"#/$defs/Ref"}]},{"type":"null"}]},"size":{"type":["integer","null"]},"weight":{"type":["number","null"]}},"type":"object"}`,
+	InputSchema:  createWidgetInputSchema,
+	OutputSchema: createWidgetOutputSchema,
 }
 
 // createWidget calls POST /widgets.

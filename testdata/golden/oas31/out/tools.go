@@ -16,8 +16,8 @@ var logEventTool = &mcpkit.Tool{
 	Name:         "log_event",
 	Description:  "Calls POST /events.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"count":{"exclusiveMinimum":0,"type":"integer"},"label":{"examples":["Buy now"],"type":["string","null"]},"tags":{"examples":[["promo","footer"]],"items":{"type":"string"},"type":"array"}},"type":"object"}`,
-	OutputSchema: `{"properties":{"count":{"type":["integer","null"]},"kind":{},"label":{"type":["string","null"]},"tags":{"items":{"type":["string","null"]},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  logEventInputSchema,
+	OutputSchema: logEventOutputSchema,
 }
 
 // logEvent calls POST /events.

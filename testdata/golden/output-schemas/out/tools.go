@@ -17,8 +17,8 @@ var listOrdersTool = &mcpkit.Tool{
 	Description:  "Every order.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Item":{"properties":{"quantity":{"type":["integer","null"]},"sku":{"type":["string","null"]}},"type":["object","null"]},"Order":{"properties":{"id":{"type":["string","null"]},"items":{"items":{"$ref":"#/$defs/Item"},"type":["array","null"]},"payment":{"anyOf":[{"properties":{"card":{"type":["string","null"]}},"type":["object","null"]},{"properties":{"iban":{"type":["string","null"]}},"type":["object","null"]}]},"placed_at":{"type":["string","null"]},"status":{"type":["string","null"]},"total":{"type":["number","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/Order"},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  listOrdersInputSchema,
+	OutputSchema: listOrdersOutputSchema,
 	Wrap:         "items",
 }
 
@@ -33,8 +33,8 @@ var createOrderTool = &mcpkit.Tool{
 	Name:         "create_order",
 	Description:  "Places an order.",
 	OpenWorld:    true,
-	InputSchema:  `{"$defs":{"Item":{"properties":{"quantity":{"minimum":1,"type":"integer"},"sku":{"maxLength":12,"type":"string"}},"required":["sku"],"type":"object"}},"additionalProperties":false,"properties":{"id":{"pattern":"^o_[0-9]+$","type":"string"},"items":{"items":{"$ref":"#/$defs/Item"},"minItems":1,"type":"array"},"payment":{"oneOf":[{"properties":{"card":{"type":"string"}},"required":["card"],"type":"object"},{"properties":{"iban":{"type":"string"}},"required":["iban"],"type":"object"}]},"placed_at":{"format":"date-time","type":"string"},"status":{"enum":["open","shipped"],"type":"string"},"total":{"minimum":0,"multipleOf":0.01,"type":"number"}},"required":["id","items","status","total"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"Item":{"properties":{"quantity":{"type":["integer","null"]},"sku":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"id":{"type":["string","null"]},"items":{"items":{"$ref":"#/$defs/Item"},"type":["array","null"]},"payment":{"anyOf":[{"properties":{"card":{"type":["string","null"]}},"type":["object","null"]},{"properties":{"iban":{"type":["string","null"]}},"type":["object","null"]}]},"placed_at":{"type":["string","null"]},"status":{"type":["string","null"]},"total":{"type":["number","null"]}},"type":"object"}`,
+	InputSchema:  createOrderInputSchema,
+	OutputSchema: createOrderOutputSchema,
 }
 
 // createOrder calls POST /orders.
@@ -56,8 +56,8 @@ var countOrdersTool = &mcpkit.Tool{
 	Description:  "How many orders there are.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"properties":{"value":{"type":["integer","null"]}},"type":"object"}`,
+	InputSchema:  countOrdersInputSchema,
+	OutputSchema: countOrdersOutputSchema,
 	Wrap:         "value",
 }
 
@@ -73,8 +73,8 @@ var getOrderTool = &mcpkit.Tool{
 	Description:  "One order.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"id":{"type":"string"}},"required":["id"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"Item":{"properties":{"quantity":{"type":["integer","null"]},"sku":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"id":{"type":["string","null"]},"items":{"items":{"$ref":"#/$defs/Item"},"type":["array","null"]},"payment":{"anyOf":[{"properties":{"card":{"type":["string","null"]}},"type":["object","null"]},{"properties":{"iban":{"type":["string","null"]}},"type":["object","null"]}]},"placed_at":{"type":["string","null"]},"status":{"type":["string","null"]},"total":{"type":["number","null"]}},"type":"object"}`,
+	InputSchema:  getOrderInputSchema,
+	OutputSchema: getOrderOutputSchema,
 }
 
 // getOrder calls GET /orders/{id}.

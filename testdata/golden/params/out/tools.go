@@ -17,7 +17,7 @@ var setMembersTool = &mcpkit.Tool{
 	Description: "Calls PUT /orgs/{org}/members.",
 	Idempotent:  true,
 	OpenWorld:   true,
-	InputSchema: "{\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"A query parameter called body.\",\"type\":\"string\"},\"org\":{\"type\":\"string\"},\"request_body\":{\"description\":\"Every member's login. (Sent as request body `body`; named request_body because another input is called body.)\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"org\"],\"type\":\"object\"}",
+	InputSchema: setMembersInputSchema,
 }
 
 // setMembers calls PUT /orgs/{org}/members.
@@ -35,7 +35,7 @@ var updateRepoTool = &mcpkit.Tool{
 	Name:        "update_repo",
 	Description: "Calls PATCH /orgs/{org}/repos/{repo-name}.",
 	OpenWorld:   true,
-	InputSchema: "{\"additionalProperties\":false,\"properties\":{\"X-Request-Id\":{\"format\":\"uuid\",\"type\":\"string\"},\"body_name\":{\"description\":\"(Sent as body field `name`; named body_name because another input is called name.)\\n\\nThe new name.\",\"type\":\"string\"},\"expand\":{\"description\":\"(Sent as query parameter `expand[]`.)\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"filter\":{\"properties\":{\"archived\":{\"type\":\"boolean\"}},\"type\":\"object\"},\"name\":{\"description\":\"Name to look the repository up by.\",\"type\":\"string\"},\"org\":{\"description\":\"Operation-level description wins.\",\"type\":\"string\"},\"private\":{\"type\":\"boolean\"},\"query_org\":{\"description\":\"Same name as the path parameter. (Sent as query parameter `org`; named query_org because another input is called org.)\",\"type\":\"string\"},\"repo-name\":{\"type\":\"string\"},\"session\":{\"type\":\"string\"},\"where\":{\"additionalProperties\":true,\"type\":\"object\"}},\"required\":[\"body_name\",\"org\",\"repo-name\"],\"type\":\"object\"}",
+	InputSchema: updateRepoInputSchema,
 }
 
 // updateRepo calls PATCH /orgs/{org}/repos/{repo-name}.

@@ -17,7 +17,7 @@ var getIndexTool = &mcpkit.Tool{
 	Description: "The index page.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getIndexInputSchema,
 }
 
 // getIndex calls GET /.
@@ -32,8 +32,8 @@ var getExportTool = &mcpkit.Tool{
 	Description:  "The export job's state.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"job_identifier":{"description":"The job's id, as createExport returned it.","type":"string"}},"required":["job_identifier"],"type":"object"}`,
-	OutputSchema: `{"properties":{"state":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  getExportInputSchema,
+	OutputSchema: getExportOutputSchema,
 }
 
 // getExport calls GET /export/{job_identifier}.
@@ -49,7 +49,7 @@ var getFileContentTool = &mcpkit.Tool{
 	Description: "The file's bytes.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"file_id":{"description":"(The API description does not declare this path parameter.)","type":"string"}},"required":["file_id"],"type":"object"}`,
+	InputSchema: getFileContentInputSchema,
 }
 
 // getFileContent calls GET /files/{file_id}/content.

@@ -18,8 +18,8 @@ var listPetsTool = &mcpkit.Tool{
 	Description:  "List pets",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"limit":{"default":20,"description":"How many pets to return at most.","maximum":100,"minimum":1,"type":"integer"}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Pet":{"properties":{"id":{"type":["integer","null"]},"name":{"type":["string","null"]},"tag":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"next":{"type":["string","null"]},"pets":{"items":{"$ref":"#/$defs/Pet"},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  listPetsInputSchema,
+	OutputSchema: listPetsOutputSchema,
 }
 
 // listPets calls GET /pets.
@@ -35,8 +35,8 @@ var createPetTool = &mcpkit.Tool{
 	Title:        "Create a pet",
 	Description:  "Adds a pet to the store and returns it with its id.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"name":{"description":"The pet's name.","type":"string"},"tag":{"type":"string"}},"required":["name"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"type":["integer","null"]},"name":{"type":["string","null"]},"tag":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  createPetInputSchema,
+	OutputSchema: createPetOutputSchema,
 }
 
 // createPet calls POST /pets.
@@ -55,8 +55,8 @@ var showPetByIdTool = &mcpkit.Tool{
 	Description:  "Info for a specific pet",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"petId":{"description":"The pet's id.","format":"int64","type":"integer"}},"required":["petId"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"type":["integer","null"]},"name":{"type":["string","null"]},"tag":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  showPetByIdInputSchema,
+	OutputSchema: showPetByIdOutputSchema,
 }
 
 // showPetById calls GET /pets/{petId}.
@@ -73,8 +73,8 @@ var replacePetTool = &mcpkit.Tool{
 	Description:  "Replace a pet",
 	Idempotent:   true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"name":{"description":"The pet's name.","type":"string"},"petId":{"description":"The pet's id.","format":"int64","type":"integer"},"tag":{"type":"string"}},"required":["name","petId"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"type":["integer","null"]},"name":{"type":["string","null"]},"tag":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  replacePetInputSchema,
+	OutputSchema: replacePetOutputSchema,
 }
 
 // replacePet calls PUT /pets/{petId}.
@@ -95,7 +95,7 @@ var deletePetTool = &mcpkit.Tool{
 	Destructive: true,
 	Idempotent:  true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"petId":{"description":"The pet's id.","format":"int64","type":"integer"}},"required":["petId"],"type":"object"}`,
+	InputSchema: deletePetInputSchema,
 }
 
 // deletePet calls DELETE /pets/{petId}.

@@ -17,8 +17,8 @@ var replaceInTheCollectionOfThingsKeptForAccountTheCallerTool = &mcpkit.Tool{
 	Description:  "Calls PUT /things/{id}.",
 	Idempotent:   true,
 	OpenWorld:    true,
-	InputSchema:  "{\"additionalProperties\":false,\"properties\":{\"body_id\":{\"description\":\"(Sent as body field `id`; named body_id because another input is called id.)\",\"type\":\"string\"},\"color\":{\"type\":\"string\"},\"id\":{\"type\":\"string\"},\"size\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"id\"],\"type\":\"object\"}",
-	OutputSchema: `{"properties":{"color":{"type":["string","null"]},"id":{"type":["string","null"]},"size":{"type":["integer","null"]}},"type":"object"}`,
+	InputSchema:  replaceInTheCollectionOfThingsKeptForAccountTheCallerInputSchema,
+	OutputSchema: replaceInTheCollectionOfThingsKeptForAccountTheCallerOutputSchema,
 }
 
 // replaceInTheCollectionOfThingsKeptForAccountTheCaller calls PUT /things/{id}.
@@ -38,7 +38,7 @@ var getThingByNameTool = &mcpkit.Tool{
 	Description: "Calls GET /things/{name}.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+	InputSchema: getThingByNameInputSchema,
 }
 
 // getThingByName calls GET /things/{name}.

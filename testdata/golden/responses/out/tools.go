@@ -17,8 +17,8 @@ var countThingsTool = &mcpkit.Tool{
 	Description:  "Calls GET /count.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"properties":{"value":{"properties":{"n":{"type":["integer","null"]}},"type":["object","null"]}},"type":"object"}`,
+	InputSchema:  countThingsInputSchema,
+	OutputSchema: countThingsOutputSchema,
 	Wrap:         "value",
 }
 
@@ -34,8 +34,8 @@ var getGreetingTool = &mcpkit.Tool{
 	Description:  "Calls GET /greeting.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"properties":{"value":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  getGreetingInputSchema,
+	OutputSchema: getGreetingOutputSchema,
 	Wrap:         "value",
 }
 
@@ -51,8 +51,8 @@ var listNamesTool = &mcpkit.Tool{
 	Description:  "Calls GET /names.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{},"type":"object"}`,
-	OutputSchema: `{"properties":{"items":{"items":{"type":["string","null"]},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  listNamesInputSchema,
+	OutputSchema: listNamesOutputSchema,
 	Wrap:         "items",
 }
 
@@ -67,7 +67,7 @@ var pingTool = &mcpkit.Tool{
 	Name:        "ping",
 	Description: "Calls POST /ping.",
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: pingInputSchema,
 }
 
 // ping calls POST /ping.
@@ -82,7 +82,7 @@ var getReadmeTool = &mcpkit.Tool{
 	Description: "Calls GET /readme.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getReadmeInputSchema,
 }
 
 // getReadme calls GET /readme.

@@ -17,7 +17,7 @@ var getAdminTool = &mcpkit.Tool{
 	Description: "Calls GET /admin.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getAdminInputSchema,
 	Security:    [][]string{{"apiKeyHeader", "apiKeyQuery"}, {"basicAuth"}},
 }
 
@@ -33,7 +33,7 @@ var getLegacyTool = &mcpkit.Tool{
 	Description: "Calls GET /legacy.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getLegacyInputSchema,
 }
 
 // getLegacy calls GET /legacy.
@@ -48,7 +48,7 @@ var getMeTool = &mcpkit.Tool{
 	Description: "Calls GET /me.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getMeInputSchema,
 	Security:    [][]string{{"bearerAuth"}},
 }
 
@@ -64,7 +64,7 @@ var getPublicTool = &mcpkit.Tool{
 	Description: "Calls GET /public.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getPublicInputSchema,
 }
 
 // getPublic calls GET /public.
@@ -79,7 +79,7 @@ var getReportsTool = &mcpkit.Tool{
 	Description: "Calls GET /reports.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
+	InputSchema: getReportsInputSchema,
 	Security:    [][]string{{"oauth"}},
 }
 

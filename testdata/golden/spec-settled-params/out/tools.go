@@ -17,7 +17,7 @@ var getChatTool = &mcpkit.Tool{
 	Description: "Reads a chat.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"channel":{"type":"string"}},"required":["channel"],"type":"object"}`,
+	InputSchema: getChatInputSchema,
 	Security:    [][]string{{"bearer"}},
 }
 
@@ -34,7 +34,7 @@ var postMessageTool = &mcpkit.Tool{
 	Name:        "post_message",
 	Description: "Posts a message.",
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}`,
+	InputSchema: postMessageInputSchema,
 	Security:    [][]string{{"queryToken"}},
 }
 
@@ -53,7 +53,7 @@ var searchTool = &mcpkit.Tool{
 	Description: "Finds messages.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"q":{"type":"string"}},"required":["q"],"type":"object"}`,
+	InputSchema: searchInputSchema,
 	Security:    [][]string{{"queryToken"}},
 }
 
@@ -70,7 +70,7 @@ var listSessionsTool = &mcpkit.Tool{
 	Description: "Lists sessions, optionally the one with a given token.",
 	ReadOnly:    true,
 	OpenWorld:   true,
-	InputSchema: `{"additionalProperties":false,"properties":{"token":{"description":"Only the session with this token value.","type":"string"}},"type":"object"}`,
+	InputSchema: listSessionsInputSchema,
 	Security:    [][]string{{"bearer"}},
 }
 
@@ -87,8 +87,8 @@ var getThingTool = &mcpkit.Tool{
 	Description:  "Reads a thing.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"format":{"enum":["full"],"type":"string"}},"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  getThingInputSchema,
+	OutputSchema: getThingOutputSchema,
 }
 
 // getThing calls GET /things/{kind}.

@@ -17,8 +17,8 @@ var listFilesTool = &mcpkit.Tool{
 	Description:  "Calls GET /files.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"ids":{"items":{"type":"string"},"type":"array"},"owners":{"items":{"type":"string"},"type":"array"},"sizes":{"items":{"type":"integer"},"type":"array"},"tags":{"items":{"type":"string"},"type":"array"}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"File":{"properties":{"id":{"type":["string","null"]},"name":{"type":["string","null"]},"size":{"type":["integer","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/File"},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  listFilesInputSchema,
+	OutputSchema: listFilesOutputSchema,
 	Wrap:         "items",
 }
 
@@ -37,8 +37,8 @@ var uploadFileTool = &mcpkit.Tool{
 	Name:         "upload_file",
 	Description:  "Calls POST /files.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"file":{"description":"The content.","format":"binary","type":"string"},"note":{"type":"string"}},"required":["file"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"type":["string","null"]},"name":{"type":["string","null"]},"size":{"type":["integer","null"]}},"type":"object"}`,
+	InputSchema:  uploadFileInputSchema,
+	OutputSchema: uploadFileOutputSchema,
 }
 
 // uploadFile calls POST /files.
@@ -55,8 +55,8 @@ var renameFileTool = &mcpkit.Tool{
 	Name:         "rename_file",
 	Description:  "Calls POST /files/{id}/rename.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"id":{"type":"string"},"labels":{"items":{"type":"string"},"type":"array"},"name":{"type":"string"}},"required":["id","name"],"type":"object"}`,
-	OutputSchema: `{"properties":{"id":{"type":["string","null"]},"name":{"type":["string","null"]},"size":{"type":["integer","null"]}},"type":"object"}`,
+	InputSchema:  renameFileInputSchema,
+	OutputSchema: renameFileOutputSchema,
 }
 
 // renameFile calls POST /files/{id}/rename.
