@@ -47,8 +47,7 @@ test-short:
 
 # Rewrite golden files after an intended change to the generated code.
 golden:
-	$(GO) test ./generator -run Golden -update
-	$(GO) test ./internal/cli -run Reports -update-reports
+	$(GO) test ./internal/cli -run TestCases -update
 
 generate:
 	$(GO) generate ./examples/...

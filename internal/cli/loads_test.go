@@ -16,7 +16,7 @@ import (
 func TestEachCommandLoadsEachInputOnce(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"openapi.yaml", "overlay.yaml"} {
-		b, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "golden", "curated-actions", f))
+		b, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "cases", "curated-actions", f))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,13 +30,22 @@ func TestServeNamesTheServerAsGenerateDoes(t *testing.T) {
 	t.Setenv("SHOP_BASE_URL", "")
 
 	// And tells the client its name.
-	var out, errb bytes.Buffer
+	stdin, toServer := io.Pipe()
+	fromServer, serverOut := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int)
+	go func() { done <- Run(shop, stdin, serverOut, &errb); serverOut.Close() }()
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
-	if code := Run(shop, strings.NewReader(initialize), &out, &errb); code != ExitOK {
-		t.Fatalf("exit %d\n%s", code, errb.String())
+	if _, err := io.WriteString(toServer, initialize); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), `"serverInfo":{"name":"shop"`) {
-		t.Errorf("initialize answered:\n%s", out.String())
+	answer, err := bufio.NewReader(fromServer).ReadString('\n')
+	toServer.Close()
+	if code := <-done; err != nil || code != ExitOK {
+		t.Fatalf("exit %d, %v\n%s", code, err, errb.String())
+	}
+	if !strings.Contains(answer, `"serverInfo":{"name":"shop"`) {
+		t.Errorf("initialize answered:\n%s", answer)
 	}
 
 	// Without an overlay naming it, the name is the spec's title's.

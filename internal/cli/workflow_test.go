@@ -2,13 +2,11 @@ package cli
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -17,55 +15,6 @@ import (
 	"github.com/tailormcp/tailor/internal/generate/overlay"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
-
-var updateReports = flag.Bool("update-reports", false, "rewrite testdata/diff/*/ and testdata/lint/*/ stdout.txt and exitcode.txt from what tailor prints now")
-
-// TestDiffReports and TestLintReports run each testdata/<command>/<case>:
-// args.txt holds the command line, one argument per line, run inside the
-// case's folder; stdout.txt and exitcode.txt what it must print and return.
-func TestDiffReports(t *testing.T) { reportCases(t, "diff") }
-func TestLintReports(t *testing.T) { reportCases(t, "lint") }
-
-func reportCases(t *testing.T, command string) {
-	root, err := filepath.Abs(filepath.Join(repoRoot, "testdata", command))
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		t.Run(e.Name(), func(t *testing.T) {
-			t.Chdir(filepath.Join(root, e.Name()))
-			args := strings.Split(strings.TrimRight(read(t, "args.txt"), "\n"), "\n")
-			if args[0] != command {
-				t.Fatalf("args.txt must start with %q", command)
-			}
-			code, stdout, stderr := run(t, args...)
-			if *updateReports {
-				write(t, "stdout.txt", stdout)
-				write(t, "exitcode.txt", strconv.Itoa(code)+"\n")
-				return
-			}
-			if want := read(t, "stdout.txt"); stdout != want {
-				t.Errorf("stdout differs (go test ./internal/cli -run Reports -update-reports to accept)\nhave:\n%s\nwant:\n%s", stdout, want)
-			}
-			if want := strings.TrimSpace(read(t, "exitcode.txt")); strconv.Itoa(code) != want {
-				t.Errorf("exit code %d, want %s; stderr:\n%s", code, want, stderr)
-			}
-			if strings.Contains(args[len(args)-1], "json") || strings.Contains(strings.Join(args, " "), "--format\njson") {
-				var v any
-				if err := json.Unmarshal([]byte(stdout), &v); err != nil {
-					t.Errorf("--format json is not JSON: %v", err)
-				}
-			}
-		})
-	}
-}
 
 // shop is the e2e spec and overlay, which the check tests copy and break.
 var shopDir = filepath.Join(repoRoot, "testdata", "e2e", "shop")
@@ -132,7 +81,7 @@ func TestCheckStaleOutput(t *testing.T) {
 			t.Errorf("the diff lacks %s:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "server.go, tools.go in mcpserver are stale: run tailor generate with the same flags and commit the result") {
+	if !strings.Contains(stderr, "server.go, tools.go, schemas.go in mcpserver are stale: run tailor generate with the same flags and commit the result") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 
@@ -232,10 +181,10 @@ func TestCheckFindsTheOldSpecInGit(t *testing.T) {
 func TestInitDraftsAnOverlayThatGenerates(t *testing.T) {
 	for _, spec := range []string{
 		filepath.Join(shopDir, "openapi.yaml"),
-		filepath.Join(repoRoot, "testdata", "golden", "curated-quote", "openapi.yaml"),
-		filepath.Join(repoRoot, "testdata", "golden", "petstore", "openapi.yaml"),
-		filepath.Join(repoRoot, "testdata", "golden", "swagger2", "openapi.json"),
-		filepath.Join(repoRoot, "testdata", "golden", "names", "openapi.yaml"),
+		filepath.Join(repoRoot, "testdata", "cases", "curated-quote", "openapi.yaml"),
+		filepath.Join(repoRoot, "testdata", "cases", "petstore", "openapi.yaml"),
+		filepath.Join(repoRoot, "testdata", "cases", "swagger2", "openapi.json"),
+		filepath.Join(repoRoot, "testdata", "cases", "names", "openapi.yaml"),
 	} {
 		t.Run(filepath.Base(filepath.Dir(spec)), func(t *testing.T) { initGenerates(t, spec, "") })
 	}
@@ -286,7 +235,7 @@ func initGenerates(t *testing.T, spec, refRoot string) {
 }
 
 func TestInitCallsOutIdentityAndMoney(t *testing.T) {
-	code, stdout, stderr := run(t, "init", "--spec", filepath.Join(repoRoot, "testdata", "golden", "curated-quote", "openapi.yaml"))
+	code, stdout, stderr := run(t, "init", "--spec", filepath.Join(repoRoot, "testdata", "cases", "curated-quote", "openapi.yaml"))
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

@@ -30,7 +30,7 @@ var emitSamples = []string{
 // the same document, every scalar on the line it had.
 func TestEmitInPlaceKeepsValuesAndLines(t *testing.T) {
 	samples := append([]string(nil), emitSamples...)
-	specs, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "golden", "*", "openapi.*"))
+	specs, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "cases", "*", "openapi.*"))
 	for _, p := range specs {
 		data, err := os.ReadFile(p)
 		if err != nil {

@@ -28,8 +28,8 @@ import (
 // looks like a hang).
 func FuzzLoad(f *testing.F) {
 	root := filepath.Join("..", "..", "..", "testdata")
-	seeds, _ := filepath.Glob(filepath.Join(root, "golden", "*", "openapi.*"))
-	errorSpecs, _ := filepath.Glob(filepath.Join(root, "errors", "*", "*.*"))
+	seeds, _ := filepath.Glob(filepath.Join(root, "cases", "*", "openapi.*"))
+	errorSpecs, _ := filepath.Glob(filepath.Join(root, "cases", "error-*", "*.*"))
 	for _, p := range append(seeds, errorSpecs...) {
 		if filepath.Ext(p) != ".yaml" && filepath.Ext(p) != ".json" {
 			continue
@@ -44,7 +44,7 @@ func FuzzLoad(f *testing.F) {
 	// The spec sits beside copies of the files the seeds refer to, so that
 	// relative $refs resolve and the fuzzer can reach the other files too.
 	dir := f.TempDir()
-	for _, p := range []string{"golden/external-ref/animals.yaml", "errors/syntax-error-in-ref/pet.yaml"} {
+	for _, p := range []string{"cases/external-ref/animals.yaml", "cases/error-syntax-error-in-ref/pet.yaml"} {
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
 		if err != nil {
 			f.Fatal(err)
@@ -159,6 +159,8 @@ func pipeline(t *testing.T, path string, data []byte) {
 			want = 2 // Register, New
 		case "tools.go":
 			want = len(api.Tools) // one handler each
+		case "schemas.go":
+			want = 0 // constants only
 		}
 		if funcs != want {
 			t.Fatalf("%s declares %d functions, want %d: spec text became code?", f.Path, funcs, want)

@@ -12,11 +12,11 @@ import (
 // folder: every file an error names, the spec or one its $refs reach, must
 // be named relative to where the user is, the way they named the spec.
 func TestErrorsNameFilesAsTheUserDoes(t *testing.T) {
-	t.Chdir(filepath.Join("..", "..", "..", "testdata", "errors"))
+	t.Chdir(filepath.Join("..", "..", "..", "testdata", "cases"))
 	for _, tc := range []struct{ spec, want string }{
-		{"syntax-error-in-ref/openapi.yaml", "syntax-error-in-ref/pet.yaml:6:6: error: invalid YAML: "},
-		{"missing-ref-file/openapi.yaml", `missing-ref-file/openapi.yaml:14:17: error: cannot resolve $ref "./schemas/pet.yaml#/Pet": cannot read missing-ref-file/schemas/pet.yaml: `},
-		{"./yaml-syntax/openapi.yaml", "./yaml-syntax/openapi.yaml:9:16: error: invalid YAML: "}, // the spec as given,
+		{"error-syntax-error-in-ref/openapi.yaml", "error-syntax-error-in-ref/pet.yaml:6:6: error: invalid YAML: "},
+		{"error-missing-ref-file/openapi.yaml", `error-missing-ref-file/openapi.yaml:14:17: error: cannot resolve $ref "./schemas/pet.yaml#/Pet": cannot read error-missing-ref-file/schemas/pet.yaml: `},
+		{"./error-yaml-syntax/openapi.yaml", "./error-yaml-syntax/openapi.yaml:9:16: error: invalid YAML: "}, // the spec as given,
 	} {
 		_, err := load.Load(tc.spec, load.Options{Strict: true})
 		if err == nil {

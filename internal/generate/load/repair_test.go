@@ -20,7 +20,7 @@ import (
 //
 //	go test ./internal/generate/load -run '^$' -fuzz FuzzRepair -fuzztime 60s
 func FuzzRepair(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "golden", "defect-*", "openapi.*"))
+	seeds, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "cases", "defect-*", "openapi.*"))
 	if len(seeds) == 0 {
 		f.Fatal("no seeds")
 	}

@@ -28,12 +28,14 @@ const repoRoot = "../../.."
 // repository names on its first line.
 const schemaID = "https://raw.githubusercontent.com/tailormcp/tailor/main/overlays/overlay.schema.json"
 
-// errorCases holds overlays that are wrong on purpose (the CLI's expected
-// output for bad overlays).
 // schemaPath is the published schema file.
 var schemaPath = filepath.Join(repoRoot, "overlays", "overlay.schema.json")
 
-var errorCases = filepath.Join(repoRoot, "testdata", "overlay-errors")
+// errorCase reports whether file is an overlay that is wrong on purpose:
+// one of the CLI's overlay-* cases (testdata/cases/overlay-<case>/).
+func errorCase(file string) bool {
+	return strings.HasPrefix(filepath.Base(filepath.Dir(file)), "overlay-")
+}
 
 // overlayFiles returns every overlay in the repository: the files named
 // overlay*.yaml (or .yml) under testdata, and the YAML files under
@@ -229,7 +231,7 @@ func TestOverlaysFollowSchema(t *testing.T) {
 
 			verr := validate(s, data)
 			_, perr := overlay.Parse(filepath.Base(file), data)
-			if !strings.HasPrefix(file, errorCases+string(filepath.Separator)) {
+			if !errorCase(file) {
 				if verr != nil {
 					t.Errorf("does not validate against the schema: %v", verr)
 				}

@@ -22,8 +22,8 @@ import (
 func TestToolsListIsWhatTheServerLists(t *testing.T) {
 	for _, c := range []struct{ spec, overlay string }{
 		{"testdata/e2e/shop/openapi.yaml", "testdata/e2e/shop/overlay.yaml"},
-		{"testdata/golden/curated-quote/openapi.yaml", "testdata/golden/curated-quote/overlay.yaml"},
-		{"testdata/golden/petstore/openapi.yaml", ""},
+		{"testdata/cases/curated-quote/openapi.yaml", "testdata/cases/curated-quote/overlay.yaml"},
+		{"testdata/cases/petstore/openapi.yaml", ""},
 	} {
 		t.Run(c.spec, func(t *testing.T) {
 			opts := generator.Options{SpecPath: filepath.Join("..", "..", "..", c.spec), SkipValidation: true}
