@@ -3,7 +3,7 @@ package load
 import (
 	"errors"
 
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/overlay"

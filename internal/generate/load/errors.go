@@ -328,29 +328,9 @@ func syntaxError(path string, data []byte) error {
 	}
 	var node yaml.Node
 	if err := yaml.Unmarshal(data, &node); err != nil {
-		return yamlError(path, err)
+		return diag.YAML(path, err)
 	}
 	return nil
-}
-
-// yamlError positions a YAML parse error, mentioning the construct the
-// parser was in when it started elsewhere (an unclosed bracket or quote).
-func yamlError(path string, err error) error {
-	var le *yaml.LoadError
-	if !errors.As(err, &le) {
-		var les *yaml.LoadErrors
-		if errors.As(err, &les) && len(les.Errors) > 0 {
-			le = les.Errors[0]
-		}
-	}
-	if le == nil {
-		return diag.At(diag.Pos{File: path}, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	msg := le.Message
-	if le.ContextMsg != "" && le.ContextMark.Line > 0 && le.ContextMark != le.Mark {
-		msg += fmt.Sprintf(" (%s that starts at %d:%d)", le.ContextMsg, le.ContextMark.Line, le.ContextMark.Column)
-	}
-	return diag.At(diag.Pos{File: path, Line: le.Mark.Line, Col: le.Mark.Column}, "invalid YAML: %s", msg)
 }
 
 func looksLikeJSON(data []byte) bool {

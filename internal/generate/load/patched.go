@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-openapi/jsonpointer"
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
 )

@@ -207,7 +207,7 @@ func (r *repairer) parse(f *rfile) error {
 	err := yaml.Unmarshal(f.data, &doc)
 	switch {
 	case err != nil:
-		f.parseErr = yamlError(f.show, err)
+		f.parseErr = diag.YAML(f.show, err)
 		if looksLikeJSON(f.data) {
 			if jerr := syntaxError(f.show, f.data); jerr != nil {
 				f.parseErr = jerr

@@ -69,7 +69,7 @@ func sniff(path string, data []byte) (docKind, string, error) {
 		}
 		var doc yaml.Node
 		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return 0, "", yamlError(path, err)
+			return 0, "", diag.YAML(path, err)
 		}
 		root := &doc
 		if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {

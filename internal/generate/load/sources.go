@@ -58,7 +58,7 @@ func (s *sources) parse(abs, show string, data []byte) *source {
 		// Valid JSON that YAML rejects still loads (kin-openapi falls back
 		// to JSON); it just has no node tree to search.
 		if !looksLikeJSON(data) {
-			f.syntaxErr = yamlError(show, err)
+			f.syntaxErr = diag.YAML(show, err)
 		}
 		return f
 	}

@@ -24,11 +24,10 @@ package overlay
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
 )
@@ -303,7 +302,7 @@ func Parse(path string, data []byte) (*Overlay, error) {
 func ParsePartial(path string, data []byte) (*Overlay, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, yamlError(path, err)
+		return nil, diag.YAML(path, err)
 	}
 	d := &decoder{path: path, diags: &diag.List{}, lines: strings.Split(string(data), "\n")}
 	sum := sha256.Sum256(data)
@@ -320,24 +319,4 @@ func ParsePartial(path string, data []byte) (*Overlay, error) {
 		return o, err
 	}
 	return o, nil
-}
-
-func yamlError(path string, err error) error {
-	msg := err.Error()
-	var line int
-	if _, scanErr := fmt.Sscanf(msg, "yaml: line %d:", &line); scanErr == nil {
-		_, rest, _ := cut(msg, ": ")
-		_, rest, _ = cut(rest, ": ")
-		return diag.At(diag.Pos{File: path, Line: line, Col: 1}, "invalid YAML: %s", rest)
-	}
-	return diag.At(diag.Pos{File: path}, "invalid YAML: %s", msg)
-}
-
-func cut(s, sep string) (string, string, bool) {
-	for i := 0; i+len(sep) <= len(s); i++ {
-		if s[i:i+len(sep)] == sep {
-			return s[:i], s[i+len(sep):], true
-		}
-	}
-	return s, "", false
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/mcpkit"

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/generate/overlay"
 	"github.com/tailormcp/tailor/mcpkit"

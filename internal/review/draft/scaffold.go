@@ -10,10 +10,11 @@ package draft
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/review/lint"
@@ -234,20 +235,26 @@ func describe(c *ir.Call) string {
 	return oneLine(s)
 }
 
+var trailingSpace = regexp.MustCompile(`[ \t]\n`)
+
 // field renders `name: value` as YAML, a literal block for multi-line text.
 func field(name, value string) string {
 	v := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
-	if strings.Contains(value, "\n") {
+	// A literal block, unless a line ends in a space an editor would
+	// strip without anyone seeing it: then quoted, with \n.
+	switch {
+	case trailingSpace.MatchString(value):
+		v.Style = yaml.DoubleQuotedStyle
+	case strings.Contains(value, "\n"):
 		v.Style = yaml.LiteralStyle
 	}
 	doc := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, v}}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
+	// As yaml.v3 wrote it: indented by two, long lines not folded.
+	out, err := yaml.Dump(doc, yaml.WithV3Defaults(), yaml.WithIndent(2), yaml.WithLineWidth(-1))
+	if err != nil {
 		panic(err)
 	}
-	return b.String()
+	return string(out)
 }
 
 // scalar renders a string as a YAML scalar on one line.
