@@ -123,7 +123,7 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	loaded = written
-	bins := m.Build(t, pkgs...)
+	bins := m.Compile(t, pkgs...)
 	lap("go build")
 	m.Go(t, "vet", "./...")
 	lap("go vet")

@@ -46,7 +46,7 @@ func hostingBinary(t *testing.T) string {
 		m := testkit.NewModule(persistent{t})
 		dir := filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "hosting")
 		m.Generate(t, filepath.Join(dir, "openapi.yaml"), "hosting", func(o *generator.Options) { o.OverlayPath = filepath.Join(dir, "overlay.yaml") })
-		hosting.bin = m.Build(t, "hosting")["hosting"]
+		hosting.bin = m.Compile(t, "hosting")["hosting"]
 	})
 	if hosting.bin == "" {
 		t.Fatal("building the hosting server failed in an earlier test")

@@ -56,7 +56,7 @@ func TestInspectorWild(t *testing.T) {
 		results[name] = m.Generate(t, s.Path, s.Pkg())
 		pkgs = append(pkgs, s.Pkg())
 	}
-	bins := m.Build(t, pkgs...)
+	bins := m.Compile(t, pkgs...)
 
 	backend := testkit.NewBackend(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -27,7 +27,7 @@ func shopBinary(t *testing.T) string {
 	shop.once.Do(func() {
 		m := testkit.NewModule(persistent{t})
 		m.Generate(t, filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "shop", "openapi.yaml"), "shop")
-		shop.bin = m.Build(t, "shop")["shop"]
+		shop.bin = m.Compile(t, "shop")["shop"]
 	})
 	if shop.bin == "" {
 		t.Fatal("building the shop server failed in an earlier test")

@@ -32,7 +32,7 @@ func curatedBinary(t *testing.T) string {
 		m.Generate(t, filepath.Join(dir, "openapi.yaml"), "shopc", func(o *generator.Options) {
 			o.OverlayPath = filepath.Join(dir, "overlay.yaml")
 		})
-		curated.bin = m.Build(t, "shopc")["shopc"]
+		curated.bin = m.Compile(t, "shopc")["shopc"]
 	})
 	if curated.bin == "" {
 		t.Fatal("building the curated shop server failed in an earlier test")

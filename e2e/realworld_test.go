@@ -40,7 +40,7 @@ func goldenServers(name, pkg string) []server {
 		gb.once.Do(func() {
 			m := testkit.NewModule(persistent{t})
 			m.Generate(t, spec, pkg)
-			gb.bin = m.Build(t, pkg)[pkg]
+			gb.bin = m.Compile(t, pkg)[pkg]
 		})
 		if gb.bin == "" {
 			t.Fatalf("building the %s server failed in an earlier test", name)

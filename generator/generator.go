@@ -150,7 +150,7 @@ func Run(opts Options) (*Output, error) {
 	if name == "" && opts.Package != "" && opts.Package != "main" {
 		name = opts.Package
 	}
-	raw, modelWarnings := model.Build(spec, model.Options{Name: name, EnvPrefix: opts.EnvPrefix})
+	raw, modelWarnings := model.Raw(spec, model.Options{Name: name, EnvPrefix: opts.EnvPrefix})
 	spec.Place(modelWarnings)
 	out.Raw = raw
 

@@ -76,7 +76,7 @@ const (
 
 // writeAudit writes the call's audit record, with secrets redacted and
 // values summarised (long strings and lists cut, deep values elided).
-func (k *Kit) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
+func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	rec := auditRecord{
 		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Args: summarize(anyMap(c.args), 0),
 		Identity: c.contextValues(), Approval: c.audit.Approval, Ignored: c.audit.Ignored, Steps: c.audit.Steps,

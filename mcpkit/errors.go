@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -188,7 +189,7 @@ func findMessage(v any, depth int) string {
 		var parts []string
 		for _, k := range []string{"message", "detail", "error_description", "error", "title", "msg", "description", "errors"} {
 			if f, ok := x[k]; ok {
-				if m := findMessage(f, depth+1); m != "" && !contains(parts, m) {
+				if m := findMessage(f, depth+1); m != "" && !slices.Contains(parts, m) {
 					parts = append(parts, m)
 				}
 			}
@@ -213,15 +214,6 @@ func findMessage(v any, depth int) string {
 		return strings.Join(parts, "; ")
 	}
 	return ""
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func retryAfter(h http.Header) string {

@@ -115,7 +115,7 @@ func TestScopeValue(t *testing.T) {
 }
 
 func TestRedaction(t *testing.T) {
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X", Schemes: []Scheme{{Name: "k", Kind: APIKey, In: "header", ParamName: "K", Env: "X_K_KEY"}}},
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X", Schemes: []Scheme{{Name: "k", Kind: APIKey, In: "header", ParamName: "K", Env: "X_K_KEY"}}},
 		Config{BaseURL: "http://127.0.0.1:1", Getenv: func(string) string { return "sekrit-value" }, Log: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)

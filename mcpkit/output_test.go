@@ -37,7 +37,7 @@ func TestConformKeepsWhatFits(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var log bytes.Buffer
-			k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log})
+			k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func TestConformKeepsWhatFits(t *testing.T) {
 }
 
 func TestConformGivesEveryResultStructuredContent(t *testing.T) {
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &bytes.Buffer{}})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestStartsWithoutConfiguration(t *testing.T) {
 	api := API{Name: "x", EnvPrefix: "PETS", DefaultBaseURL: "/api/v2",
 		Schemes: []Scheme{{Name: "key", Kind: APIKey, In: "header", ParamName: "X-Key", Env: "PETS_KEY"}}}
 	var log bytes.Buffer
-	k, err := NewKit(api, Config{Log: &log, Getenv: func(string) string { return "" }})
+	k, err := NewRuntime(api, Config{Log: &log, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatalf("a server without a base URL must start: %v", err)
 	}
@@ -110,7 +110,7 @@ func TestStartsWithoutConfiguration(t *testing.T) {
 		t.Errorf("a call without a base URL: %+v", res)
 	}
 
-	k, err = NewKit(api, Config{BaseURL: "http://127.0.0.1:1", Log: &log, Getenv: func(string) string { return "" }})
+	k, err = NewRuntime(api, Config{BaseURL: "http://127.0.0.1:1", Log: &log, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestStartsWithoutConfiguration(t *testing.T) {
 	}
 
 	// An explicit base URL that is wrong still stops the server.
-	if _, err := NewKit(api, Config{BaseURL: "ftp://x", Log: &log}); err == nil || !strings.Contains(err.Error(), "PETS_BASE_URL") {
+	if _, err := NewRuntime(api, Config{BaseURL: "ftp://x", Log: &log}); err == nil || !strings.Contains(err.Error(), "PETS_BASE_URL") {
 		t.Errorf("explicit bad base URL: %v", err)
 	}
 }
@@ -138,7 +138,7 @@ func TestUnbuildableRequestIsNotRetried(t *testing.T) {
 	var hits atomic.Int32
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer backend.Close()
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Retries: 2, Log: &bytes.Buffer{}})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Retries: 2, Log: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestUnbuildableRequestIsNotRetried(t *testing.T) {
 // caller's.
 func TestConformAfterRedaction(t *testing.T) {
 	var log bytes.Buffer
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log, Secrets: []string{"98765432"},
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log, Secrets: []string{"98765432"},
 		Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)

@@ -26,8 +26,8 @@ type Step struct {
 	// ReadOnly steps may be retried; writes never are once sent.
 	ReadOnly bool
 	Security [][]string
-	// Build makes the step's request from the scope.
-	Build func(c *Call, s *Scope) *Request
+	// Request builds the step's request from the scope.
+	Request func(c *Call, s *Scope) *Request
 }
 
 // Scope is what a composed tool's bindings and templates see: .args,
@@ -227,7 +227,7 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 				}
 				continue
 			}
-			req := st.Build(c, s)
+			req := st.Request(c, s)
 			req.readOnly, req.idempotent, req.security = st.ReadOnly, st.ReadOnly, st.Security
 			if st.IdempotencyKey {
 				if q, ok := s.data["quote"].(map[string]any); ok {
@@ -349,7 +349,7 @@ func (c *Call) needsAnswer(s *Scope, from int, step string) string {
 		}
 		c.bindErr = nil
 		s.data["item"] = nil
-		st.Build(c, s)
+		st.Request(c, s)
 		if errors.As(c.bindErr, new(*unreadAnswerError)) {
 			return st.Name
 		}
@@ -402,7 +402,7 @@ func (c *Call) preflight(s *Scope) (int, string) {
 			if st.ForEach != "" {
 				s.data["item"] = item
 			}
-			st.Build(c, s)
+			st.Request(c, s)
 			if c.missing != nil {
 				return i, textOf(c.missingContext())
 			}

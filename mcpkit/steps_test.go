@@ -28,12 +28,12 @@ func TestBindingFailureStopsBeforeTheRequest(t *testing.T) {
 	}))
 	defer backend.Close()
 	var log bytes.Buffer
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &log, Getenv: func(string) string { return "" }})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &log, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	step := func(name, method, binding string) Step {
-		return Step{Name: name, ReadOnly: method == http.MethodGet, Build: func(c *Call, s *Scope) *Request {
+		return Step{Name: name, ReadOnly: method == http.MethodGet, Request: func(c *Call, s *Scope) *Request {
 			r := c.Request(method, "/things")
 			r.Body(JSON, "application/json", false)
 			r.Field("v", s.Value(binding))
@@ -99,7 +99,7 @@ func TestResultTemplateFailure(t *testing.T) {
 	}))
 	defer backend.Close()
 	var log bytes.Buffer
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &log, Getenv: func(string) string { return "" }})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &log, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,12 +138,12 @@ func TestUnreadableWriteTookEffect(t *testing.T) {
 		w.Write([]byte(`{"id":"n1"}`))
 	}))
 	defer backend.Close()
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &bytes.Buffer{}, Getenv: func(string) string { return "" }})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &bytes.Buffer{}, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	write := func(name, path string) Step {
-		return Step{Name: name, IdempotencyKey: true, Build: func(c *Call, s *Scope) *Request { return c.Request(http.MethodPost, path) }}
+		return Step{Name: name, IdempotencyKey: true, Request: func(c *Call, s *Scope) *Request { return c.Request(http.MethodPost, path) }}
 	}
 	run := func(tool *Tool, quote string) (*mcp.CallToolResult, []string) {
 		got = nil

@@ -114,7 +114,7 @@ func (s rawSchema) MarshalJSON() ([]byte, error) { return []byte(s), nil }
 var objectRoot = &jsonschema.Schema{Type: "object"}
 
 // AddTool registers t on s; calls run h with validated arguments.
-func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
+func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 	def := t.Definition()
 	input, output := def.InputSchema, def.OutputSchema
 	def.InputSchema = objectRoot

@@ -25,11 +25,11 @@ func API(api *ir.API) (mcpkit.API, mcpkit.Register) {
 	for i, t := range s.Tools {
 		for j, req := range t.Steps {
 			req := req
-			t.Def.Steps[j].Build = func(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request { return build(c, s, req) }
+			t.Def.Steps[j].Request = func(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request { return build(c, s, req) }
 		}
 		handlers[i] = handler(t)
 	}
-	return s.API, func(srv *mcp.Server, k *mcpkit.Kit) {
+	return s.API, func(srv *mcp.Server, k *mcpkit.Runtime) {
 		for i, t := range s.Tools {
 			k.AddTool(srv, t.Def, handlers[i])
 		}
@@ -100,7 +100,7 @@ func value(c *mcpkit.Call, s *mcpkit.Scope, v lower.Value) mcpkit.Value {
 	case lower.FromFixed:
 		return mcpkit.Fixed(v.Text)
 	case lower.FromContext:
-		return c.Context(v.Text)
+		return c.Caller(v.Text)
 	case lower.FromTemplate:
 		return s.Value(v.Text)
 	case lower.FromCredential:

@@ -101,9 +101,9 @@ func (m *Module) Generate(t testing.TB, spec, pkg string, tweak ...func(*generat
 	return res
 }
 
-// Build compiles the module's cmd/<pkg> binaries into the module's bin/
+// Compile compiles the module's cmd/<pkg> binaries into the module's bin/
 // directory in one go invocation, and vets them when vet is set.
-func (m *Module) Build(t testing.TB, pkgs ...string) map[string]string {
+func (m *Module) Compile(t testing.TB, pkgs ...string) map[string]string {
 	t.Helper()
 	bins := map[string]string{}
 	binDir := filepath.Join(m.Dir, "bin")

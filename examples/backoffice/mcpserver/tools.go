@@ -31,7 +31,7 @@ var getOrderTool = &mcpkit.Tool{
 func getOrder(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodGet, "/orders/{order_id}")
 	r.Path("order_id", c.Arg("order_id"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return c.Do(r)
 }
 
@@ -50,9 +50,9 @@ var orderStatusTool = &mcpkit.Tool{
 		{Status: []string{"404"}, Text: "There is no order {{.args.order_id}} for this customer. Ask the customer for the order number shown on their order page."},
 	},
 	Steps: []mcpkit.Step{
-		{Name: "order", ReadOnly: true, Build: orderStatusOrder},
-		{Name: "shipments", ReadOnly: true, Build: orderStatusShipments},
-		{Name: "refunds", ReadOnly: true, Build: orderStatusRefunds},
+		{Name: "order", ReadOnly: true, Request: orderStatusOrder},
+		{Name: "shipments", ReadOnly: true, Request: orderStatusShipments},
+		{Name: "refunds", ReadOnly: true, Request: orderStatusRefunds},
 	},
 }
 
@@ -65,7 +65,7 @@ func orderStatus(c *mcpkit.Call) *mcp.CallToolResult {
 func orderStatusOrder(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodGet, "/orders/{order_id}")
 	r.Path("order_id", s.Value("{{.args.order_id}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return r
 }
 
@@ -73,7 +73,7 @@ func orderStatusOrder(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 func orderStatusShipments(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodGet, "/orders/{order_id}/shipments")
 	r.Path("order_id", s.Value("{{.args.order_id}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return r
 }
 
@@ -81,7 +81,7 @@ func orderStatusShipments(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 func orderStatusRefunds(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodGet, "/orders/{order_id}/refunds")
 	r.Path("order_id", s.Value("{{.args.order_id}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return r
 }
 
@@ -109,7 +109,7 @@ var quoteRefundTool = &mcpkit.Tool{
 func quoteRefund(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPost, "/orders/{order_id}/refund-quotes")
 	r.Path("order_id", c.Arg("order_id"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("line_item_ids", c.Arg("line_item_ids"))
 	return c.Do(r)
@@ -131,8 +131,8 @@ var refundItemsTool = &mcpkit.Tool{
 	Confirms: "quote_refund",
 	Approval: &mcpkit.Approval{Message: "Refund NT${{money .quote.body.amount}} to {{.quote.body.payment_method}} for order {{.quote.args.order_id}}?"},
 	Steps: []mcpkit.Step{
-		{Name: "cancel", ForEach: "{{.quote.body.cancel_line_item_ids}}", Build: refundItemsCancel},
-		{Name: "refund", Build: refundItemsRefund},
+		{Name: "cancel", ForEach: "{{.quote.body.cancel_line_item_ids}}", Request: refundItemsCancel},
+		{Name: "refund", Request: refundItemsRefund},
 	},
 }
 
@@ -165,7 +165,7 @@ func refundItemsCancel(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodPost, "/orders/{order_id}/line-items/{line_item_id}/cancel")
 	r.Path("order_id", s.Value("{{.quote.args.order_id}}"), mcpkit.Simple)
 	r.Path("line_item_id", s.Value("{{.item}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Header("Idempotency-Key", s.Value("{{.quote.id}}-{{.item}}"), mcpkit.Simple)
 	return r
 }
@@ -174,7 +174,7 @@ func refundItemsCancel(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 func refundItemsRefund(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodPost, "/orders/{order_id}/refunds")
 	r.Path("order_id", s.Value("{{.quote.args.order_id}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Header("Idempotency-Key", s.Value("{{.quote.id}}"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("amount", s.Value("{{.quote.body.amount}}"))
@@ -202,7 +202,7 @@ var createReturnTool = &mcpkit.Tool{
 func createReturn(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPost, "/orders/{order_id}/returns")
 	r.Path("order_id", c.Arg("order_id"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("kind", c.Arg("kind"))
 	r.Field("line_item_ids", c.Arg("line_item_ids"))
@@ -228,7 +228,7 @@ var updateShippingAddressTool = &mcpkit.Tool{
 func updateShippingAddress(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPut, "/orders/{order_id}/shipping-address")
 	r.Path("order_id", c.Arg("order_id"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("city", c.Arg("city"))
 	r.Field("country", c.Arg("country"))

@@ -134,7 +134,7 @@ func pipeline(t *testing.T, path string, data []byte) {
 		}
 		return
 	}
-	api, _ := model.Build(spec, model.Options{})
+	api, _ := model.Raw(spec, model.Options{})
 	files, err := render.Render(api, render.Options{Package: "fuzz", Main: true, ImportPath: "example.com/fuzz"})
 	if err != nil {
 		t.Fatalf("render: %v", err)

@@ -33,7 +33,7 @@ type Server struct {
 // Tool is one lowered tool.
 type Tool struct {
 	// Def is the tool as the runtime uses it, minus Go functions: each
-	// Def.Steps[i].Build is nil, and Steps[i] says what it builds.
+	// Def.Steps[i].Request is nil, and Steps[i] says what it builds.
 	Def *mcpkit.Tool
 	// Request is a single-operation tool's request (nil for a composed
 	// tool).

@@ -43,7 +43,7 @@ type Source int
 const (
 	FromArg        Source = iota // c.Arg(name): the model's argument
 	FromFixed                    // mcpkit.Fixed(json): fixed by the overlay or the spec (one allowed value)
-	FromContext                  // c.Context(name): the caller's context
+	FromContext                  // c.Caller(name): the caller's context
 	FromTemplate                 // s.Value(template): a binding to an earlier step or a quote
 	FromCredential               // c.Credential(scheme): a security scheme's configured secret
 )

@@ -28,18 +28,18 @@ type input struct {
 
 func newInput(b *builder, ptr string, pos diag.Pos, security [][]string) *input {
 	doc := b.conv.NewDoc(schema.Input)
-	doc.Budget = InputSchemaBudget
+	doc.Budget = b.opts.InputSchemaBudget
 	return &input{b: b, ptr: ptr, pos: pos, doc: doc, props: map[string]any{}, security: security}
 }
 
-// InputSchemaBudget bounds the $defs of an inputSchema, in bytes (see
+// DefaultInputSchemaBudget bounds the $defs of an inputSchema, in bytes (see
 // schema.Doc.Budget). Arguments refer to components level by level within
 // it; what lies further is a placeholder the model fills from the
 // description and the API validates. A few APIs' request bodies reach a
 // whole query language (elasticsearch: 420 KB of $defs per tool, 38 MB
 // for tools/list, more than a client reads in one message, and far more
 // than a model can take in).
-var InputSchemaBudget = 64 << 10
+const DefaultInputSchemaBudget = 64 << 10
 
 // claim allocates the argument name for a value the spec calls name in
 // location where. A name already taken gets the location as a prefix

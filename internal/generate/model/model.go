@@ -28,9 +28,14 @@ type Options struct {
 	Name string
 	// EnvPrefix prefixes the environment variables the server reads.
 	EnvPrefix string
+	// InputSchemaBudget and OutputSchemaBudget bound the $defs of a tool's
+	// schemas, in bytes (see schema.Doc.Budget); 0 is the default,
+	// DefaultInputSchemaBudget or DefaultOutputSchemaBudget.
+	InputSchemaBudget, OutputSchemaBudget int
 }
 
 type builder struct {
+	opts      Options
 	doc       *openapi3.T
 	path      string
 	envPrefix string
@@ -43,11 +48,17 @@ type builder struct {
 	common map[string]bool
 }
 
-// Build makes the raw tool set of spec. Problems it works around are
+// Raw makes the raw tool set of spec: one tool per operation. Problems it works around are
 // returned as warnings; it does not fail on any loadable spec.
-func Build(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
+func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	doc := spec.Doc
-	b := &builder{doc: doc, path: spec.Path, diags: &diag.List{}, names: map[string]string{}}
+	b := &builder{doc: doc, path: spec.Path, diags: &diag.List{}, names: map[string]string{}, opts: opts}
+	if b.opts.InputSchemaBudget == 0 {
+		b.opts.InputSchemaBudget = DefaultInputSchemaBudget
+	}
+	if b.opts.OutputSchemaBudget == 0 {
+		b.opts.OutputSchemaBudget = DefaultOutputSchemaBudget
+	}
 	b.conv = schema.NewConverter(nil)
 	b.conv.UseDocument(doc)
 

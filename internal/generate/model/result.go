@@ -25,7 +25,7 @@ func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
 		return nil, res
 	}
 	doc := b.conv.NewDoc(schema.Output)
-	doc.Budget = OutputSchemaBudget
+	doc.Budget = b.opts.OutputSchemaBudget
 	var root map[string]any
 	s := media.Schema.Value
 	if isObject(media.Schema, 0) {
@@ -55,9 +55,9 @@ func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
 	return marshal(root), res
 }
 
-// OutputSchemaBudget bounds the $defs of an outputSchema, in bytes (see
-// schema.Doc.Budget).
-var OutputSchemaBudget = 4 << 10
+// DefaultOutputSchemaBudget bounds the $defs of an outputSchema, in bytes
+// (see schema.Doc.Budget).
+const DefaultOutputSchemaBudget = 4 << 10
 
 // successResponse picks the first 2xx response by status code, then 2XX.
 func successResponse(op *openapi3.Operation) *openapi3.Response {

@@ -13,7 +13,7 @@ import (
 // level; a slice of structs one element per line; everything else on one
 // line. Fields a Go value cannot be printed for (functions, and what the
 // caller prints itself, such as a schema's constant) go through custom,
-// given the field's path ("InputSchema", "Steps[1].Build"); it returns
+// given the field's path ("InputSchema", "Steps[1].Request"); it returns
 // false to print the value as it is.
 type goValue struct {
 	custom func(path string, v reflect.Value) (string, bool)

@@ -90,8 +90,8 @@ func goString(s string) string {
 func excerpt(src []byte, err error) string {
 	line := 0
 	if msg := err.Error(); msg != "" {
-		if i := strings.IndexByte(msg, ':'); i > 0 {
-			line, _ = strconv.Atoi(msg[:i])
+		if before, _, ok := strings.Cut(msg, ":"); ok {
+			line, _ = strconv.Atoi(before)
 		}
 	}
 	lines := strings.Split(string(src), "\n")

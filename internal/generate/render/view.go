@@ -119,8 +119,8 @@ func newView(api *ir.API, opts Options, schema func(string) string) *view {
 			case path == "InputSchema" || path == "OutputSchema":
 				name, ok := schemas[path]
 				return name, ok
-			case strings.HasPrefix(path, "Steps[") && strings.HasSuffix(path, "].Build"):
-				i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "Steps["), "].Build"))
+			case strings.HasPrefix(path, "Steps[") && strings.HasSuffix(path, "].Request"):
+				i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "Steps["), "].Request"))
 				return tv.Steps[i].Func, true
 			}
 			return "", false
@@ -178,7 +178,7 @@ func valueExpr(v lower.Value) string {
 	case lower.FromFixed:
 		return fmt.Sprintf("mcpkit.Fixed(%s)", goString(v.Text))
 	case lower.FromContext:
-		return fmt.Sprintf("c.Context(%s)", goString(v.Text))
+		return fmt.Sprintf("c.Caller(%s)", goString(v.Text))
 	case lower.FromTemplate:
 		return fmt.Sprintf("s.Value(%s)", goString(v.Text))
 	case lower.FromCredential:

@@ -1,5 +1,7 @@
 package schema
 
+import "slices"
+
 // An output schema describes what the API returns; it does not police it.
 // Clients check structuredContent against the outputSchema and reject the
 // whole call when it does not fit, and real APIs add fields, leave out
@@ -60,7 +62,7 @@ func describeOnly(out map[string]any) {
 			out["type"] = []string{t, "null"}
 		}
 	case []string:
-		if !contains(t, "null") {
+		if !slices.Contains(t, "null") {
 			out["type"] = append(t, "null")
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -139,7 +140,7 @@ func (d *Doc) Defs() map[string]any {
 		var fresh []string
 		levelSize := 0
 		for _, n := range level {
-			if _, ok := out[n]; ok || contains(fresh, n) {
+			if _, ok := out[n]; ok || slices.Contains(fresh, n) {
 				continue
 			}
 			fresh = append(fresh, n)
@@ -213,11 +214,7 @@ func (c *Converter) defName(ref *openapi3.SchemaRef, value *openapi3.Schema) str
 	if n, ok := c.names[value]; ok {
 		return n
 	}
-	r := ref.Ref
-	frag := ""
-	if i := strings.IndexByte(r, '#'); i >= 0 {
-		r, frag = r[:i], r[i+1:]
-	}
+	r, frag, _ := strings.Cut(ref.Ref, "#")
 	var base string
 	switch {
 	case strings.HasPrefix(frag, "/components/schemas/"):
@@ -247,253 +244,29 @@ func (c *Converter) defName(ref *openapi3.SchemaRef, value *openapi3.Schema) str
 	return name
 }
 
-// convert translates one schema value; nested refs go through convertRef.
+// convert translates one schema value, keyword group by keyword group
+// (keywords.go); nested refs go through convertRef.
 func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
 	if s.Always != nil {
 		return *s.Always || mode == Output
 	}
-	out := map[string]any{}
-	sub := func(r *openapi3.SchemaRef) any { return c.convertRef(r, mode, note) }
-	subs := func(rs openapi3.SchemaRefs) []any {
-		l := make([]any, 0, len(rs))
-		for _, r := range rs {
-			l = append(l, sub(r))
-		}
-		return l
-	}
-
-	types := []string(nil)
-	if s.Type != nil {
-		types = append(types, (*s.Type)...)
-	}
-	if s.Nullable && len(types) > 0 && !contains(types, "null") {
-		types = append(types, "null")
-	}
-	switch len(types) {
-	case 0:
-	case 1:
-		out["type"] = types[0]
-	default:
-		out["type"] = types
-	}
-
-	// Prose goes into input schemas, where it tells the model what to send.
-	// An output schema describes structure for clients that check
-	// structuredContent; the model reads the data itself, so its prose
-	// would only cost bytes (stripe: 10.6 MB of output schemas, 4 MB
-	// without it).
-	prose := mode == Input
-	if s.Title != "" && prose {
-		out["title"] = s.Title
-	}
-	if s.Description != "" && prose {
-		out["description"] = s.Description
-	}
-	if s.Format != "" {
-		out["format"] = s.Format
-	}
-	if s.Deprecated {
-		out["deprecated"] = true
-	}
-	if len(s.Enum) > 0 {
-		enum := append([]any(nil), s.Enum...)
-		if s.Nullable && !containsNil(enum) {
-			enum = append(enum, nil)
-		}
-		out["enum"] = enum
-	}
-	if s.Const != nil {
-		out["const"] = s.Const
-	}
-	if s.Default != nil {
-		if ok, why := fits(s.Default, types, s.Enum); ok {
-			out["default"] = s.Default
-		} else {
-			c.warnOnce(field(s, "default"), fmt.Sprintf("dropped default %s: %s", jsonv.Text(s.Default), why))
-		}
-	}
-	switch {
-	case !prose:
-	case len(s.Examples) > 0:
-		out["examples"] = s.Examples
-	case s.Example != nil:
-		out["examples"] = []any{s.Example}
-	}
-
-	// Numbers. OpenAPI 3.0 writes exclusiveMinimum as a boolean modifier of
-	// minimum; 2020-12 wants the bound itself.
-	if s.Min != nil {
-		if s.ExclusiveMin.IsTrue() {
-			out["exclusiveMinimum"] = *s.Min
-		} else {
-			out["minimum"] = *s.Min
-		}
-	}
-	if s.ExclusiveMin.Value != nil {
-		out["exclusiveMinimum"] = *s.ExclusiveMin.Value
-	}
-	if s.Max != nil {
-		if s.ExclusiveMax.IsTrue() {
-			out["exclusiveMaximum"] = *s.Max
-		} else {
-			out["maximum"] = *s.Max
-		}
-	}
-	if s.ExclusiveMax.Value != nil {
-		out["exclusiveMaximum"] = *s.ExclusiveMax.Value
-	}
-	if s.MultipleOf != nil && *s.MultipleOf > 0 {
-		out["multipleOf"] = *s.MultipleOf
-	}
-
-	// Strings.
-	if s.MinLength > 0 {
-		out["minLength"] = s.MinLength
-	}
-	if s.MaxLength != nil {
-		out["maxLength"] = *s.MaxLength
-	}
-	if s.Pattern != "" {
-		if _, err := regexp.Compile(s.Pattern); err == nil {
-			out["pattern"] = s.Pattern
-		} else {
-			// The validator (and most clients) use RE2-like engines; a
-			// pattern they cannot compile would reject every call.
-			c.warnOnce(field(s, "pattern"), fmt.Sprintf("dropped pattern %q: not a regular expression Go can compile (%v); the API still checks it", s.Pattern, err))
-		}
-	}
-	if s.ContentMediaType != "" {
-		out["contentMediaType"] = s.ContentMediaType
-	}
-	if s.ContentEncoding != "" {
-		out["contentEncoding"] = s.ContentEncoding
-	}
-
-	// Arrays.
-	if s.Items != nil {
-		out["items"] = sub(s.Items)
-	}
-	if len(s.PrefixItems) > 0 {
-		out["prefixItems"] = subs(s.PrefixItems)
-	}
-	if s.Contains != nil {
-		out["contains"] = sub(s.Contains)
-	}
-	if s.MinContains != nil {
-		out["minContains"] = *s.MinContains
-	}
-	if s.MaxContains != nil {
-		out["maxContains"] = *s.MaxContains
-	}
-	if s.MinItems > 0 {
-		out["minItems"] = s.MinItems
-	}
-	if s.MaxItems != nil {
-		out["maxItems"] = *s.MaxItems
-	}
-	if s.UniqueItems {
-		out["uniqueItems"] = true
-	}
-	if v := boolSchema(s.UnevaluatedItems, sub); v != nil {
-		out["unevaluatedItems"] = v
-	}
-
-	// Objects.
-	if len(s.Properties) > 0 {
-		props := map[string]any{}
-		skipped := map[string]bool{}
-		for _, name := range sortedKeys(s.Properties) {
-			p := s.Properties[name]
-			if Skip(p, mode) {
-				skipped[name] = true
-				continue
-			}
-			props[name] = sub(p)
-		}
-		out["properties"] = props
-		var req []string
-		for _, r := range s.Required {
-			if !skipped[r] {
-				req = append(req, r)
-			}
-		}
-		if len(req) > 0 {
-			out["required"] = req
-		}
-	} else if len(s.Required) > 0 {
-		out["required"] = s.Required
-	}
-	if v := boolSchema(s.AdditionalProperties, sub); v != nil {
-		out["additionalProperties"] = v
-	}
-	if v := boolSchema(s.UnevaluatedProperties, sub); v != nil {
-		out["unevaluatedProperties"] = v
-	}
-	if len(s.PatternProperties) > 0 {
-		pp := map[string]any{}
-		for _, k := range sortedKeys(s.PatternProperties) {
-			v := s.PatternProperties[k]
-			if _, err := regexp.Compile(k); err != nil {
-				c.warnOnce(key(s), fmt.Sprintf("dropped patternProperties %q: not a regular expression Go can compile (%v)", k, err))
-				continue
-			}
-			pp[k] = sub(v)
-		}
-		if len(pp) > 0 {
-			out["patternProperties"] = pp
-		}
-	}
-	if s.PropertyNames != nil {
-		out["propertyNames"] = sub(s.PropertyNames)
-	}
-	if s.MinProps > 0 {
-		out["minProperties"] = s.MinProps
-	}
-	if s.MaxProps != nil {
-		out["maxProperties"] = *s.MaxProps
-	}
-	if len(s.DependentRequired) > 0 {
-		out["dependentRequired"] = s.DependentRequired
-	}
-	if len(s.DependentSchemas) > 0 {
-		ds := map[string]any{}
-		for _, k := range sortedKeys(s.DependentSchemas) {
-			ds[k] = sub(s.DependentSchemas[k])
-		}
-		out["dependentSchemas"] = ds
-	}
-
-	// Composition.
-	if len(s.AllOf) > 0 {
-		out["allOf"] = subs(s.AllOf)
-	}
-	if len(s.AnyOf) > 0 {
-		out["anyOf"] = subs(s.AnyOf)
-	}
-	if len(s.OneOf) > 0 {
-		out["oneOf"] = subs(s.OneOf)
-	}
-	if s.Not != nil {
-		out["not"] = sub(s.Not)
-	}
-	if s.If != nil {
-		out["if"] = sub(s.If)
-		if s.Then != nil {
-			out["then"] = sub(s.Then)
-		}
-		if s.Else != nil {
-			out["else"] = sub(s.Else)
-		}
-	}
+	k := &keywords{c: c, s: s, mode: mode, note: note, out: map[string]any{}}
+	k.typ()
+	k.annotations()
+	k.numbers()
+	k.text()
+	k.arrays()
+	k.objects()
+	k.composition()
 	if mode == Output {
-		describeOnly(out)
+		describeOnly(k.out)
 	}
 	// A 3.0 nullable schema without a type (e.g. `nullable: true` next to
 	// allOf) still admits null.
-	if s.Nullable && len(types) == 0 && hasComposition(s) {
-		return map[string]any{"anyOf": []any{out, map[string]any{"type": "null"}}}
+	if s.Nullable && len(k.types) == 0 && hasComposition(s) {
+		return map[string]any{"anyOf": []any{k.out, map[string]any{"type": "null"}}}
 	}
-	return out
+	return k.out
 }
 
 // Skip reports whether a property is left out in mode: readOnly ones are not
@@ -616,24 +389,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func containsNil(l []any) bool {
-	for _, x := range l {
-		if x == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // SetWarner replaces the function fix-ups are reported to, so that each

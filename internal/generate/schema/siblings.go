@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -211,7 +212,7 @@ func typesOf(s *openapi3.Schema) []string {
 		return nil
 	}
 	t := append([]string(nil), (*s.Type)...)
-	if s.Nullable && !contains(t, "null") {
+	if s.Nullable && !slices.Contains(t, "null") {
 		t = append(t, "null")
 	}
 	sort.Strings(t)

@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -103,7 +104,7 @@ func Against(oldRaw, oldCurated, newRaw *ir.API, ov *overlay.Overlay, newErrs []
 				compareInputs(oi, old, nw)
 				oldFields, newFields := fieldPaths(old), fieldPaths(nw)
 				for _, p := range oldFields {
-					if !contains(newFields, p) {
+					if !sortedContains(newFields, p) {
 						oi.FieldsRemoved = append(oi.FieldsRemoved, p)
 						if usesPath(idents, p) {
 							oi.FieldsUsed = append(oi.FieldsUsed, p)
@@ -235,11 +236,6 @@ func fieldPaths(t *ir.Tool) []string {
 	return dedupe(out)
 }
 
-func contains(sorted []string, s string) bool {
-	i := sort.SearchStrings(sorted, s)
-	return i < len(sorted) && sorted[i] == s
-}
-
 var identRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_-]*`)
 
 // overlayIdents collects the names the overlay entry's result (keep, drop,
@@ -289,4 +285,10 @@ func usesPath(idents map[string]bool, path string) bool {
 		}
 	}
 	return true
+}
+
+// sortedContains reports whether the sorted list holds s.
+func sortedContains(sorted []string, s string) bool {
+	_, found := slices.BinarySearch(sorted, s)
+	return found
 }

@@ -163,7 +163,7 @@ func impactLines(t *OpImpact) []string {
 	}
 	var others []string
 	for _, f := range t.FieldsRemoved {
-		if !contains(t.FieldsUsed, f) {
+		if !sortedContains(t.FieldsUsed, f) {
 			others = append(others, f)
 		}
 	}

@@ -33,7 +33,7 @@ func getOrder(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodGet, "/orders/{order_id}")
 	r.Path("order_id", c.Arg("order_number"), mcpkit.Simple)
 	r.Query("expand", mcpkit.Fixed(`["line_items"]`), mcpkit.FormStyle)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return c.Do(r)
 }
 
@@ -72,7 +72,7 @@ func refund(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPost, "/refunds")
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("amount", c.Arg("amount"))
-	r.Field("customer_id", c.Context("customer_id"))
+	r.Field("customer_id", c.Caller("customer_id"))
 	r.Field("order_id", c.Arg("order_id"))
 	return c.Do(r)
 }

@@ -27,7 +27,7 @@ var quoteRefundTool = &mcpkit.Tool{
 func quoteRefund(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPost, "/orders/{order_id}/refund-quotes")
 	r.Path("order_id", c.Arg("order_id"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("line_item_ids", c.Arg("line_item_ids"))
 	return c.Do(r)
@@ -44,8 +44,8 @@ var refundItemsTool = &mcpkit.Tool{
 	Confirms:     "quote_refund",
 	Approval:     &mcpkit.Approval{Message: "Refund NT${{money .quote.body.amount}} for order {{.quote.args.order_id}}?"},
 	Steps: []mcpkit.Step{
-		{Name: "cancel", ForEach: "{{.quote.body.cancel_line_item_ids}}", Build: refundItemsCancel},
-		{Name: "refund", IdempotencyKey: true, Build: refundItemsRefund},
+		{Name: "cancel", ForEach: "{{.quote.body.cancel_line_item_ids}}", Request: refundItemsCancel},
+		{Name: "refund", IdempotencyKey: true, Request: refundItemsRefund},
 	},
 }
 
@@ -78,7 +78,7 @@ func refundItemsCancel(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodPost, "/orders/{order_id}/line-items/{line_item_id}/cancel")
 	r.Path("order_id", s.Value("{{.quote.args.order_id}}"), mcpkit.Simple)
 	r.Path("line_item_id", s.Value("{{.item}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return r
 }
 
@@ -86,7 +86,7 @@ func refundItemsCancel(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 func refundItemsRefund(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodPost, "/orders/{order_id}/refunds")
 	r.Path("order_id", s.Value("{{.quote.args.order_id}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("amount", s.Value("{{.quote.body.amount}}"))
 	r.Field("line_item_ids", s.Value("{{.quote.args.line_item_ids}}"))
@@ -104,8 +104,8 @@ var orderStatusTool = &mcpkit.Tool{
 	InputSchema:  orderStatusInputSchema,
 	OutputSchema: orderStatusOutputSchema,
 	Steps: []mcpkit.Step{
-		{Name: "order", ReadOnly: true, Build: orderStatusOrder},
-		{Name: "shipments", ReadOnly: true, Build: orderStatusShipments},
+		{Name: "order", ReadOnly: true, Request: orderStatusOrder},
+		{Name: "shipments", ReadOnly: true, Request: orderStatusShipments},
 	},
 }
 
@@ -118,7 +118,7 @@ func orderStatus(c *mcpkit.Call) *mcp.CallToolResult {
 func orderStatusOrder(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodGet, "/orders/{order_id}")
 	r.Path("order_id", s.Value("{{.args.order_id}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return r
 }
 
@@ -126,6 +126,6 @@ func orderStatusOrder(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 func orderStatusShipments(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodGet, "/orders/{order_id}/shipments")
 	r.Path("order_id", s.Value("{{.args.order_id}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return r
 }

@@ -28,7 +28,7 @@ var API = mcpkit.API{
 }
 
 // Register adds every tool of the server to s.
-func Register(s *mcp.Server, k *mcpkit.Kit) {
+func Register(s *mcp.Server, k *mcpkit.Runtime) {
 	k.AddTool(s, listItemsTool, listItems)
 	k.AddTool(s, addItemTool, addItem)
 }

@@ -28,7 +28,7 @@ var API = mcpkit.API{
 }
 
 // Register adds every tool of the server to s.
-func Register(s *mcp.Server, k *mcpkit.Kit) {
+func Register(s *mcp.Server, k *mcpkit.Runtime) {
 	k.AddTool(s, getCrmV3Objects202609BetaAssociationsUsageTool, getCrmV3Objects202609BetaAssociationsUsage)
 	k.AddTool(s, postAssociationsFromObjectTypeToTypeLabelsBatchArchiveTool, postAssociationsFromObjectTypeToTypeLabelsBatchArchive)
 	k.AddTool(s, postAssociationsFromObjectTypeToTypeLabelsBatchCreateTool, postAssociationsFromObjectTypeToTypeLabelsBatchCreate)

@@ -34,7 +34,7 @@ var API = mcpkit.API{
 }
 
 // Register adds every tool of the server to s.
-func Register(s *mcp.Server, k *mcpkit.Kit) {
+func Register(s *mcp.Server, k *mcpkit.Runtime) {
 	k.AddTool(s, getChatTool, getChat)
 	k.AddTool(s, postMessageTool, postMessage)
 	k.AddTool(s, searchTool, search)

@@ -133,9 +133,9 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Kit is the shared run-time state of one server: configuration,
+// Runtime is the shared run-time state of one server: configuration,
 // credentials and the HTTP client.
-type Kit struct {
+type Runtime struct {
 	api    API
 	cfg    Config
 	base   *url.URL
@@ -157,7 +157,7 @@ type Kit struct {
 	baseProblem string
 }
 
-func (k *Kit) now() time.Time { return k.cfg.Now() }
+func (k *Runtime) now() time.Time { return k.cfg.Now() }
 
 type credential struct {
 	scheme Scheme
@@ -165,8 +165,8 @@ type credential struct {
 	user   string
 }
 
-// NewKit checks cfg against api and reads credentials from the environment.
-func NewKit(api API, cfg Config) (*Kit, error) {
+// NewRuntime checks cfg against api and reads credentials from the environment.
+func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
@@ -205,7 +205,7 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 	if baseProblem != "" && cfg.BaseURL != "" {
 		baseProblem = fmt.Sprintf("the API description's server %q is not an absolute http(s) URL", cfg.BaseURL)
 	}
-	k := &Kit{api: api, cfg: cfg, base: base, baseProblem: baseProblem, creds: map[string]credential{}}
+	k := &Runtime{api: api, cfg: cfg, base: base, baseProblem: baseProblem, creds: map[string]credential{}}
 	if cfg.HTTPClient != nil {
 		cp := *cfg.HTTPClient
 		k.client = &cp
@@ -279,15 +279,15 @@ func NewKit(api API, cfg Config) (*Kit, error) {
 }
 
 // Logger is the server's structured logger (stderr by default).
-func (k *Kit) Logger() *slog.Logger { return k.log }
+func (k *Runtime) Logger() *slog.Logger { return k.log }
 
 // redact removes configured secrets from text that may reach the model or
 // the logs: a backend that echoes a key back must not leak it.
-func (k *Kit) redact(s string) string { return k.redactor.String(s) }
+func (k *Runtime) redact(s string) string { return k.redactor.String(s) }
 
 // missingCredentials names the environment variables that would satisfy
 // the tool's security requirement, for the message of a 401/403.
-func (k *Kit) missingCredentials(t *Tool) []string {
+func (k *Runtime) missingCredentials(t *Tool) []string {
 	if len(t.Security) == 0 {
 		return nil
 	}
