@@ -204,6 +204,10 @@ func (o *Output) Render() ([]File, error) {
 	return render.Render(o.Curated, render.Options{Package: opts.Package, Main: opts.Main, ImportPath: importPath, ToolVersion: opts.ToolVersion})
 }
 
+// ValidPackage reports whether name can be the package name of the
+// generated files: an ASCII Go identifier that is not a keyword nor "_".
+func ValidPackage(name string) bool { return render.ValidPackage(name) }
+
 // relevant keeps the model's warnings about operations that are still
 // tools after curation (and those about the spec as a whole): a problem in
 // an operation the overlay left out is not the user's concern here.

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tailormcp/tailor/generator"
-	"github.com/tailormcp/tailor/internal/generate/render"
 )
 
 // generate and check take the same flags: check regenerates in memory with
@@ -48,11 +47,11 @@ func checkGenerateFlags(cmd string, o *generator.Options, omitVersion bool) erro
 			dir = o.OutDir
 		}
 		o.Package = filepath.Base(dir)
-		if !render.ValidPackage(o.Package) {
+		if !generator.ValidPackage(o.Package) {
 			return &exitError{code: ExitUsage, err: fmt.Errorf("tailor %s: the package name would be %q, the last element of --out, which is not a Go identifier: pass --package NAME", cmd, o.Package)}
 		}
 	}
-	if !render.ValidPackage(o.Package) {
+	if !generator.ValidPackage(o.Package) {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("tailor %s: --package %q is not a valid Go package name: use a Go identifier such as petstore", cmd, o.Package)}
 	}
 	if o.Package == "main" && !o.Main {

@@ -3,9 +3,10 @@
 // code it becomes.
 //
 // The model stage builds the raw IR (one tool per operation), the curate
-// stage rewrites it (the overlay), and the render stage turns it into Go.
-// Every node keeps where it came from (Origin) so that any later stage can
-// point its errors at the user's file.
+// stage rewrites it (the overlay), and lower turns it into the runtime's
+// values, which render prints as Go and tailor serve runs. Each tool keeps
+// where it came from (Origin, the operation's place in the spec) so that a
+// later stage can point its errors at the user's file.
 package ir
 
 import "encoding/json"
