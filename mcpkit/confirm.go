@@ -147,22 +147,6 @@ func (cf *Confirmation) Run() *mcp.CallToolResult {
 	return res
 }
 
-// confirm is a confirm tool's handler: its generated handler makes the
-// same calls.
-func (c *Call) confirm() *mcp.CallToolResult {
-	q, res := c.TakeQuote()
-	if res != nil {
-		return res
-	}
-	if res := q.Preflight(); res != nil {
-		return res
-	}
-	if res := q.Reserve(); res != nil {
-		return res
-	}
-	return q.Run()
-}
-
 // ask reserves the quote and asks the person, or, for a client that cannot
 // ask, proceeds or refuses as the overlay says.
 func (c *Call) ask(q *Quote, msg string) (*lease, *mcp.CallToolResult) {

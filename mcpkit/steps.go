@@ -157,12 +157,13 @@ func isIdentByte(b byte) bool {
 // Call.preflight). A failed step stops the run; the result says which
 // writes took effect, which may have, and which did not run.
 //
-// A confirm tool's generated handler makes its calls itself (TakeQuote,
-// then Preflight, Reserve and Run on the quote, see Confirmation);
-// RunSteps makes the same calls for a confirm tool.
+// A confirm tool runs its steps through its quote instead (TakeQuote,
+// then Preflight, Reserve and Run, see Confirmation): RunSteps refuses to
+// run them without it.
 func (c *Call) RunSteps() *mcp.CallToolResult {
 	if c.tool.Confirms != "" {
-		return c.confirm()
+		c.kit.log.Error("a confirm tool's handler called RunSteps; it takes its quote first (TakeQuote)", "tool", c.tool.Name)
+		return errorResult(c.say("internal_error", nil))
 	}
 	s := c.newScope()
 	run := &stepRun{c: c, s: s, prior: map[string]CallOutcome{}}
