@@ -87,6 +87,9 @@ func TestDemo(t *testing.T) {
 					t.Errorf("demo output lacks %q:\n%s", want, out)
 				}
 			}
+			if c.example == "backoffice" {
+				checkReadmeDemo(t, string(out))
+			}
 		})
 	}
 }
