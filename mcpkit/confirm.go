@@ -208,7 +208,11 @@ func (c *Call) alreadyUsed(q *Quote) *mcp.CallToolResult {
 }
 
 func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
-	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "op", op, "error", err.Error())
+	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "op", op, "error", c.redact(err.Error()))
+	if errors.Is(err, ErrQuoteStoreUnavailable) {
+		id, _ := c.args["quote_id"].(string)
+		return errorResult(c.say("quote_store_unreachable", M{"id": strings.TrimSpace(id)}))
+	}
 	return errorResult(c.say("quote_store_failed", nil))
 }
 
