@@ -106,9 +106,11 @@ func TestRedisQuoteStoreUnreachable(t *testing.T) {
 	saveQuote(t, s, "q_1", now, time.Hour)
 	srv.Stop()
 	for name, op := range map[string]func() error{
-		"save":       func() error { return s.Save(ctx, &Quote{ID: "q_2", Created: now, Expires: now.Add(time.Hour)}) },
-		"load":       func() error { _, err := s.Load(ctx, "q_1"); return err },
-		"reserve":    func() error { return s.Reserve(ctx, "q_1", Reservation{To: "t", Until: now.Add(time.Minute), Now: now}) },
+		"save": func() error { return s.Save(ctx, &Quote{ID: "q_2", Created: now, Expires: now.Add(time.Hour)}) },
+		"load": func() error { _, err := s.Load(ctx, "q_1"); return err },
+		"reserve": func() error {
+			return s.Reserve(ctx, "q_1", Reservation{To: "t", Until: now.Add(time.Minute), Now: now})
+		},
 		"release":    func() error { return s.Release(ctx, "q_1", "t", nil) },
 		"checkpoint": func() error { return s.Checkpoint(ctx, "q_1", "t", nil) },
 		"consume":    func() error { return s.Consume(ctx, "q_1", "t", now) },
@@ -133,8 +135,8 @@ func TestRedisQuoteStoreUnreachable(t *testing.T) {
 // the setting and never shows the password.
 func TestRedisURL(t *testing.T) {
 	for raw, want := range map[string]string{
-		"http://u:s3cret-pw@host:6379":       "must be redis:// or rediss://",
-		"redis://u:s3cret-pw@host:6379/x":    "invalid database number",
+		"http://u:s3cret-pw@host:6379":        "must be redis:// or rediss://",
+		"redis://u:s3cret-pw@host:6379/x":     "invalid database number",
 		"redis://u:s3cret-pw@host:6379/0?a=b": "unexpected option",
 		"redis://u:s3cret-pw@:bad port/0":     "not a URL",
 		"redis:///0":                          "no host",
