@@ -70,6 +70,9 @@ func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
 		if a.ignored != "" {
 			c.audit.Ignored = a.ignored
 			c.kit.log.Warn("approval answer ignored", "tool", t.Name, "quote", id, "why", a.ignored)
+			if res := c.otherKeyHolds(q, a); res != nil {
+				return nil, res
+			}
 		} else {
 			return c.answered(q, a, msg)
 		}

@@ -197,6 +197,8 @@ var catalog = []Message{
 		Text: "The user declined ({{printf \"%q\" .question}}). Nothing was done, and quote {{.id}} stays valid until {{.expires_at}}. Ask the user what they want instead; do not retry without their agreement."},
 	{ID: "approval_dismissed", Fields: []Field{idField, expiresField},
 		Text: "The user dismissed the approval request without answering. Nothing was done; quote {{.id}} stays valid until {{.expires_at}}."},
+	{ID: "approval_key_mismatch", Fields: []Field{idField, {"free_at", "when the quote is free again"}},
+		Text: "This approval answer was issued by another instance of this server, which signs approvals with a different key, so it cannot be checked here. Nothing was done, and quote {{.id}} stays held by that approval request until {{.free_at}}. This is a configuration problem of the server (its instances must share one approval key), not something the user or you can fix: tell the user the approval could not be completed."},
 	{ID: "approval_unavailable", Fields: []Field{questionField},
 		Text: "This action needs the user's explicit approval ({{printf \"%q\" .question}}), and this client cannot ask for it, so nothing was done. Tell the user it needs their approval in a client that can ask for it."},
 
