@@ -47,9 +47,9 @@ func (o *operations) check(set *settings) {
 
 // opened is what apply set up, closed when the server exits.
 type opened struct {
-	log    *slog.Logger
-	store  *redisTarget
-	stream *auditStream
+	log     *slog.Logger
+	store   *redisTarget
+	stream  *auditStream
 	timeout time.Duration
 	closes  []func()
 }
