@@ -174,9 +174,9 @@ func (s *RedisQuoteStore) run(ctx context.Context, script *redis.Script, keys []
 // anything else means the store cannot be used now.
 func redisError(err error) error {
 	if strings.HasPrefix(err.Error(), "OOM ") {
-		return fmt.Errorf("%w: %v", ErrQuoteStoreFull, err)
+		return fmt.Errorf("%w: %w", ErrQuoteStoreFull, err)
 	}
-	return fmt.Errorf("%w: %v", ErrQuoteStoreUnavailable, err)
+	return fmt.Errorf("%w: %w", ErrQuoteStoreUnavailable, err)
 }
 
 func (s *RedisQuoteStore) Save(ctx context.Context, q *Quote) error {
