@@ -517,7 +517,7 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 // quoteNotSaved is the result of a quote tool whose quote was not stored.
 func (c *Call) quoteNotSaved(err error) *mcp.CallToolResult {
 	if errors.Is(err, ErrQuoteStoreFull) {
-		c.kit.log.Warn("quote refused: the quote store is full", "tool", c.tool.Name)
+		c.kit.log.Warn("quote refused: the quote store is full", "tool", c.tool.Name, "error", c.redact(err.Error()))
 		return errorResult(c.say("quote_store_full", nil))
 	}
 	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "error", c.redact(err.Error()))
