@@ -1,7 +1,9 @@
 package mcpkit
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -27,8 +29,10 @@ type auditRecord struct {
 	Created  []string       `json:"created,omitempty"`
 	Failed   string         `json:"failed_step,omitempty"`
 	Outcome  string         `json:"outcome"`
-	Message  string         `json:"message,omitempty"`
-	Millis   int64          `json:"ms"`
+	// Interrupted says why the call was cut short (a shutdown).
+	Interrupted string `json:"interrupted,omitempty"`
+	Message     string `json:"message,omitempty"`
+	Millis      int64  `json:"ms"`
 }
 
 type auditQuote struct {
@@ -95,6 +99,12 @@ func (k *Kit) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	case res.IsError:
 		rec.Outcome = "error"
 		rec.Message = truncate(textOf(res), 500)
+	}
+	if errors.Is(context.Cause(c.ctx), errShuttingDown) {
+		rec.Interrupted = errShuttingDown.Error()
+		if rec.Outcome == "error" && !c.tool.ReadOnly {
+			rec.Outcome = "unknown"
+		}
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {

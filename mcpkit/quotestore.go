@@ -138,9 +138,23 @@ func (s *MemoryQuoteStore) Release(_ context.Context, id, token string, progress
 		return ErrQuoteNotReserved
 	}
 	m.q.ReservedBy, m.q.ReservedUntil = "", time.Time{}
-	if progress != nil {
-		m.q.Progress = progress
+	m.q.Progress = progress
+	return nil
+}
+
+func (s *MemoryQuoteStore) Checkpoint(_ context.Context, id, token string, progress *Progress) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.quotes[id]
+	switch {
+	case !ok:
+		return ErrQuoteNotFound
+	case m.q.Used:
+		return ErrQuoteUsed
+	case token == "" || m.q.ReservedBy != token:
+		return ErrQuoteNotReserved
 	}
+	m.q.Progress = progress
 	return nil
 }
 

@@ -122,6 +122,8 @@ func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
 	}
 	s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
+		ctx, running := k.ops.calls.begin(ctx, t.Name, start)
+		defer k.ops.calls.end(running) // after the audit record below
 		var c *Call
 		defer func() {
 			if r := recover(); r != nil {
@@ -138,6 +140,7 @@ func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		}()
 		var bad *mcp.CallToolResult
 		c, bad = k.newCall(ctx, req, t)
+		running.call.Store(c)
 		// What the server lacks comes first: no argument can fix it.
 		if missing := k.unconfigured(t, req); missing != nil {
 			return missing, nil
