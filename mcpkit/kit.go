@@ -151,6 +151,9 @@ type Kit struct {
 	// baseProblem says why base is nil: no usable base URL is configured
 	// (see settings.go).
 	baseProblem string
+	// stdioSession names the one session a stdio server serves, in the
+	// audit log (see Call.sessionID).
+	stdioSession string
 }
 
 func (k *Kit) now() time.Time { return k.cfg.Now() }
