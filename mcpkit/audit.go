@@ -38,7 +38,9 @@ type auditRecord struct {
 	// parsing their text (tailor report).
 	Messages []string `json:"messages,omitempty"`
 	Rule     *int     `json:"error_rule,omitempty"`
-	Millis   int64    `json:"ms"`
+	// Invalid names the arguments the input schema refused.
+	Invalid []string `json:"invalid_args,omitempty"`
+	Millis  int64    `json:"ms"`
 }
 
 type auditQuote struct {
@@ -66,6 +68,8 @@ type audit struct {
 	Steps   []auditStep
 	Created []string
 	Failed  string
+	// Invalid names the arguments that failed validation.
+	Invalid []string
 	// Said lists the catalog ids of the messages rendered, in order.
 	Said []string
 	// Rule is one more than the index of the error rule whose text the
@@ -101,7 +105,7 @@ func (k *Kit) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	rec := auditRecord{
 		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Session: c.sessionID(), Args: summarize(anyMap(c.args), 0),
 		Identity: c.contextValues(), Approval: c.audit.Approval, Ignored: c.audit.Ignored, Steps: c.audit.Steps,
-		Created: c.audit.Created, Failed: c.audit.Failed, Outcome: "ok", Messages: c.audit.Said, Millis: time.Since(start).Milliseconds(),
+		Created: c.audit.Created, Failed: c.audit.Failed, Outcome: "ok", Messages: c.audit.Said, Invalid: c.audit.Invalid, Millis: time.Since(start).Milliseconds(),
 	}
 	if c.audit.Rule > 0 {
 		rule := c.audit.Rule - 1
@@ -163,6 +167,17 @@ func (c *Call) sessionID() string {
 		}
 	}
 	return c.kit.stdioSession
+}
+
+// truncateList bounds a list of names for the audit record.
+func truncateList(l []string) []string {
+	if len(l) > auditList {
+		l = l[:auditList]
+	}
+	for i, s := range l {
+		l[i] = truncate(s, auditString)
+	}
+	return l
 }
 
 // summarize copies v for the audit log: strings cut at auditString

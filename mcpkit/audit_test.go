@@ -99,8 +99,8 @@ func TestAuditClassifiesResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	for _, id := range []any{"ok", "missing", "taken", "bad", "far-too-long-an-id", 7} {
-		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_thing", Arguments: map[string]any{"id": id}}); err != nil {
+	for _, args := range []map[string]any{{"id": "ok"}, {"id": "missing"}, {"id": "taken"}, {"id": "bad"}, {"id": "far-too-long-an-id"}, {"id": 7, "extra": 1}} {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_thing", Arguments: args}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -109,17 +109,21 @@ func TestAuditClassifiesResults(t *testing.T) {
 		t.Fatalf("%d audit records, want 6", len(recs))
 	}
 	want := []struct {
-		messages string
-		rule     any
-	}{{"", nil}, {`["not_found"]`, nil}, {"", 1.0}, {`["invalid_argument"]`, nil}, {`["arguments_invalid"]`, nil}, {`["arguments_invalid"]`, nil}}
-	for i, w := range want {
-		got := ""
-		if m, ok := recs[i]["messages"]; ok {
-			b, _ := json.Marshal(m)
-			got = string(b)
+		messages, invalid string
+		rule              any
+	}{{"", "", nil}, {`["not_found"]`, "", nil}, {"", "", 1.0}, {`["invalid_argument"]`, "", nil}, {`["arguments_invalid"]`, `["id"]`, nil}, {`["arguments_invalid"]`, `["extra","id"]`, nil}}
+	field := func(rec map[string]any, name string) string {
+		v, ok := rec[name]
+		if !ok {
+			return ""
 		}
-		if got != w.messages || recs[i]["error_rule"] != w.rule {
-			t.Errorf("call %d: messages %s, error_rule %v; want %s, %v", i, got, recs[i]["error_rule"], w.messages, w.rule)
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	for i, w := range want {
+		got, invalid := field(recs[i], "messages"), field(recs[i], "invalid_args")
+		if got != w.messages || invalid != w.invalid || recs[i]["error_rule"] != w.rule {
+			t.Errorf("call %d: messages %s, invalid_args %s, error_rule %v; want %s, %s, %v", i, got, invalid, recs[i]["error_rule"], w.messages, w.invalid, w.rule)
 		}
 		if _, ok := recs[i]["session"]; ok {
 			t.Errorf("call %d: an in-memory session has no id, yet the record names %v", i, recs[i]["session"])
