@@ -20,6 +20,7 @@ func (a *analysis) findings() {
 		}
 		a.validation(t, add)
 		a.refusals(t, add)
+		a.quoteRefusals(t, add)
 		add("auth", t.ByKind[Auth], t.Calls, fmt.Sprintf("%s refused for the caller's identity or permissions", calls(t.ByKind[Auth], t.Calls)), t.Where,
 			"identity must come from the caller's context (a parameter `from: context.<name>`), never from an argument the model fills; a permission refusal is the server's credentials, not the tool")
 		add("backend failure", t.ByKind[Backend], t.Calls, fmt.Sprintf("%s failed in the API or the server's configuration", callsOf(t.ByKind[Backend], t.Calls)), t.Where,
@@ -45,7 +46,7 @@ type addFunc func(signal string, count, of int, detail, where, change string)
 func (a *analysis) validation(t *toolData, add addFunc) {
 	for _, arg := range byCount(t.invalidArgs) {
 		n := t.invalidArgs[arg]
-		add("validation", n, t.Calls, fmt.Sprintf("%s refused: argument `%s` did not fit the input schema", calls(n, t.Calls), arg), a.places.paramAt(t.Tool, arg),
+		add("validation", n, t.Calls, fmt.Sprintf("%s refused: argument `%s` was missing or did not fit the input schema", calls(n, t.Calls), arg), a.places.paramAt(t.Tool, arg),
 			fmt.Sprintf("say in `%s`'s description what it takes (its format, an example, which tool returns it), or narrow it with an enum, pattern or bounds", arg))
 	}
 	add("validation", t.notFound, t.Calls, fmt.Sprintf("%s named something that does not exist (HTTP 404)", callsOf(t.notFound, t.Calls)), t.Where,
@@ -69,14 +70,36 @@ func (a *analysis) refusals(t *toolData, add addFunc) {
 		add("business rule", t.unruled, t.Calls, fmt.Sprintf("%s refused by a rule of the API%s and answered with the built-in message", calls(t.unruled, t.Calls), status), t.Where,
 			"add an error rule (`errors:` with `when: {status: …, body: {code: …}}`) whose text says why and what to do instead (another tool, or what to tell the user)")
 	}
-	for _, i := range byCountInt(t.ruleHits) {
-		retried := t.ruleRetried[i]
-		if retried == 0 {
-			continue
+}
+
+// quoteRefusals are confirms refused for the state of their quote; what
+// helps depends on which.
+func (a *analysis) quoteRefusals(t *toolData, add addFunc) {
+	quoteTool := ""
+	for _, st := range a.quotes {
+		if st.confirmTool == t.Tool {
+			quoteTool = st.tool
 		}
-		add("business rule", retried, t.ruleHits[i], fmt.Sprintf("%d of %d results written by error rule %d were followed by a retry of the same tool", retried, t.ruleHits[i], i+1),
-			a.places.ruleAt(t.Tool, i), "the model read this rule's text and tried again anyway: make its next step explicit (the tool to call instead, or what to tell the user)")
 	}
+	ttl := a.places.partAt(quoteTool, func(p *ToolPlaces) int { return p.Quote })
+	n := t.quoteIssues["quote_expired"]
+	add("quotes expired", n, t.Calls, fmt.Sprintf("%s tried to carry out a quote that had expired", callsOf(n, t.Calls)), firstOf(ttl, t.Where),
+		"the user took longer than the quote lasts: raise `quote.ttl`, or have the quote's text say until when it is valid")
+	n = t.quoteIssues["quote_used"]
+	add("quotes reused", n, t.Calls, fmt.Sprintf("%s tried to carry out a quote already carried out", callsOf(n, t.Calls)), a.places.partAt(t.Tool, func(p *ToolPlaces) int { return p.Result }),
+		"the model did not take the first result as done: make the result text say plainly what was done and that nothing is left to do")
+	n = t.quoteIssues["quote_reserved"]
+	add("quotes in progress", n, t.Calls, fmt.Sprintf("%s came while another call was carrying out the same quote", callsOf(n, t.Calls)), t.Where,
+		"the model called the tool again before the first call answered (parallel calls, or a client timeout): say in the description that it may wait for the user's approval")
+}
+
+func firstOf(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }
 
 func (a *analysis) retrySignals(t *toolData, add addFunc) {
@@ -89,8 +112,13 @@ func (a *analysis) retrySignals(t *toolData, add addFunc) {
 		gaveUp = fmt.Sprintf("; %d of %d chains never succeeded", n, rt.Chains)
 	}
 	for _, arg := range byCount(rt.Changed) {
+		if arg == "quote_id" {
+			// A new quote is not a guess: the refusal of the old one is
+			// its own finding.
+			continue
+		}
 		n := rt.Changed[arg]
-		add("retries", n, t.Calls, fmt.Sprintf("%s after an error rewrote `%s`%s", retriesText(n), arg, gaveUp), a.places.paramAt(t.Tool, arg),
+		add("retries", n, t.Calls, fmt.Sprintf("%s after an error changed `%s`%s", retriesText(n), arg, gaveUp), a.places.paramAt(t.Tool, arg),
 			fmt.Sprintf("the model had to guess `%s`: say in its description what it takes and where the value comes from, or narrow it with an enum", arg))
 	}
 	for _, rule := range byCountInt(t.unchangedAt) {

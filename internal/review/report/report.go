@@ -196,12 +196,11 @@ type toolData struct {
 	*ToolStats
 	invalidArgs map[string]int // validation errors by argument
 	notFound    int
-	apiInvalid  int         // validation errors the API found (invalid_argument)
-	ruleHits    map[int]int // error results an overlay rule wrote, by rule
-	ruleRetried map[int]int // ... that the model followed with a retry
-	unruled     int         // business-rule refusals no rule wrote
-	statuses    map[int]int // HTTP status of the unruled refusals
-	unchangedAt map[int]int // unchanged retries after a rule's text (-1: no rule)
+	apiInvalid  int            // validation errors the API found (invalid_argument)
+	unruled     int            // business-rule refusals no rule wrote
+	quoteIssues map[string]int // a confirm's quote refused: expired, used, reserved
+	statuses    map[int]int    // HTTP status of the unruled refusals
+	unchangedAt map[int]int    // unchanged retries after a rule's text (-1: no rule)
 }
 
 type quoteState struct {
@@ -217,7 +216,7 @@ func (a *analysis) tool(name string) *toolData {
 	t := a.tools[name]
 	if t == nil {
 		t = &toolData{ToolStats: &ToolStats{Tool: name, ByKind: map[Kind]int{}, Where: a.places.toolAt(name)},
-			invalidArgs: map[string]int{}, ruleHits: map[int]int{}, ruleRetried: map[int]int{}, statuses: map[int]int{}, unchangedAt: map[int]int{}}
+			invalidArgs: map[string]int{}, quoteIssues: map[string]int{}, statuses: map[int]int{}, unchangedAt: map[int]int{}}
 		a.tools[name] = t
 		a.report.Tools = append(a.report.Tools, t.ToolStats)
 	}
@@ -252,7 +251,8 @@ func (a *analysis) failure(t *toolData, rec *Record) {
 	t.ByKind[k]++
 	switch {
 	case rec.Rule != nil:
-		t.ruleHits[*rec.Rule]++
+		// The overlay already answers it; retries after it say whether
+		// the answer helps (see retries).
 	case k == Validation && len(rec.Invalid) > 0:
 		for _, arg := range rec.Invalid {
 			t.invalidArgs[arg]++
@@ -261,6 +261,8 @@ func (a *analysis) failure(t *toolData, rec *Record) {
 		t.notFound++
 	case k == Validation && has(rec.Messages, "invalid_argument"):
 		t.apiInvalid++
+	case k == BusinessRule && quoteIssue(rec) != "":
+		t.quoteIssues[quoteIssue(rec)]++
 	case k == BusinessRule:
 		t.unruled++
 		t.statuses[lastStatus(rec)]++
@@ -409,9 +411,6 @@ func (a *analysis) retries(calls []*Record) {
 			rt.Chains++
 			inChain[rec.Tool] = true
 		}
-		if prev.Rule != nil {
-			t.ruleRetried[*prev.Rule]++
-		}
 		changed := changedArgs(prev.Args, rec.Args)
 		for _, name := range changed {
 			rt.Changed[name]++
@@ -472,6 +471,17 @@ func (a *analysis) rank() {
 		}
 		return x.Tool < y.Tool
 	})
+}
+
+// quoteIssue is the message of a confirm refused for its quote's state.
+func quoteIssue(rec *Record) string {
+	for _, id := range rec.Messages {
+		switch id {
+		case "quote_expired", "quote_used", "quote_reserved":
+			return id
+		}
+	}
+	return ""
 }
 
 func lastStatus(rec *Record) int {
