@@ -247,13 +247,13 @@ func (k *checker) requests(e Expect, received []Request, recorded bool) {
 	}
 	for i, m := range e.Requests {
 		if i >= len(received) {
-			k.fail(m.Pos, fmt.Sprintf("the backend received %d requests, and request %d (%s) is not among them", len(received), i+1, m.describe(k.saved)), got...)
+			k.fail(m.Pos, fmt.Sprintf("the backend received %s, and request %d (%s) is not among them", plural(len(received), "request"), i+1, m.describe(k.saved)), got...)
 			continue
 		}
 		k.request(m, received[i], i+1, got)
 	}
 	if extra := len(received) - len(e.Requests); extra > 0 {
-		k.fail(e.RequestsPos, fmt.Sprintf("the backend received %d requests, %d more than expect.requests lists", len(received), extra), got...)
+		k.fail(e.RequestsPos, fmt.Sprintf("the backend received %s, %d more than expect.requests lists", plural(len(received), "request"), extra), got...)
 	}
 }
 

@@ -15,12 +15,17 @@ import (
 
 // Parse reads a scenario file. On failure it returns a *diag.Errors listing
 // every problem of the file, each as file:line:col.
-func Parse(path string, data []byte) (*File, error) {
+func Parse(path string, data []byte) (*File, error) { return parse(path, data, nil) }
+
+// parse is Parse that records, in keys, every key the parser knows at the
+// places the file reaches (for the test that compares them with the JSON
+// Schema).
+func parse(path string, data []byte, keys map[string]bool) (*File, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, overlays.YAMLError(path, err)
 	}
-	p := &parser{path: path, diags: &diag.List{}}
+	p := &parser{path: path, diags: &diag.List{}, keys: keys}
 	f := &File{Path: path}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		p.errorf(&doc, "the scenario file is empty: it needs `tailor-test: %d` and `scenarios:`", Version)
@@ -41,6 +46,7 @@ type parser struct {
 	// saved are the names the calls so far of the current scenario save,
 	// which later calls may refer to.
 	saved []string
+	keys  map[string]bool
 }
 
 func (p *parser) pos(n *yaml.Node) diag.Pos {
@@ -65,6 +71,11 @@ func (p *parser) fields(n *yaml.Node, where string, handlers map[string]func(k, 
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n, "%s must be a mapping, not %s", where, overlays.Describe(n))
 		return false
+	}
+	if p.keys != nil {
+		for name := range handlers {
+			p.keys[name] = true
+		}
 	}
 	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -354,7 +365,7 @@ func (p *parser) calls(n *yaml.Node, where, variant string) []*Call {
 	}
 	var out []*Call
 	for i, e := range items {
-		if c := p.call(e, fmt.Sprintf("call %d of %s", i+1, where)); c != nil {
+		if c := p.call(e, i+1, where); c != nil {
 			out = append(out, c)
 		}
 	}
@@ -375,11 +386,11 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-func (p *parser) call(n *yaml.Node, where string) *Call {
+func (p *parser) call(n *yaml.Node, index int, of string) *Call {
 	c := &Call{Pos: p.pos(n)}
+	where := fmt.Sprintf("call %d of %s", index, of)
 	if tool := mappingValue(n, "call"); tool != nil && tool.Kind == yaml.ScalarNode && tool.Value != "" {
-		where = strings.Replace(where, "call ", "call `"+tool.Value+"` (", 1)
-		where = strings.Replace(where, " of ", ") of ", 1)
+		where = fmt.Sprintf("call %d (`%s`) of %s", index, tool.Value, of)
 	}
 	var saves *yaml.Node
 	ok := p.fields(n, where, map[string]func(k, v *yaml.Node){
@@ -428,7 +439,7 @@ func (p *parser) approval(n *yaml.Node, where string) *Approval {
 			}
 			a.Answer = x
 		},
-		"question": func(k, v *yaml.Node) { a.Question = p.textCond(v, "approval.question") },
+		"question": func(k, v *yaml.Node) { a.Question = p.textCond(v, "approval.question", where) },
 	})
 	if ok && a.Answer == "" && mappingValue(n, "answer") == nil {
 		p.errorf(n, "the approval of %s has no `answer` (accept, decline or cancel)", where)
@@ -454,7 +465,7 @@ func (p *parser) expect(n *yaml.Node, where string, e *Expect) {
 			}
 			e.IsError, e.IsErrorPos = v.Value == "true", p.pos(k)
 		},
-		"text": func(k, v *yaml.Node) { e.Text = p.textCond(v, "text") },
+		"text": func(k, v *yaml.Node) { e.Text = p.textCond(v, "expect.text", where) },
 		"structured": func(k, v *yaml.Node) {
 			e.Structured = p.pathConds(v, "structured", "structuredContent")
 		},
@@ -469,13 +480,13 @@ func (p *parser) expect(n *yaml.Node, where string, e *Expect) {
 	})
 }
 
-func (p *parser) textCond(n *yaml.Node, what string) *TextCond {
+func (p *parser) textCond(n *yaml.Node, what, where string) *TextCond {
 	t := &TextCond{Pos: p.pos(n)}
 	if n.Kind == yaml.ScalarNode {
 		p.errorf(n, "%s must be a mapping of contains, not_contains, matches or equals, not %s", what, overlays.Describe(n))
 		return nil
 	}
-	ok := p.fields(n, what, map[string]func(k, v *yaml.Node){
+	ok := p.fields(n, what+" of "+where, map[string]func(k, v *yaml.Node){
 		"contains":     func(k, v *yaml.Node) { t.Contains = p.texts(v, what+".contains") },
 		"not_contains": func(k, v *yaml.Node) { t.NotContains = p.texts(v, what+".not_contains") },
 		"matches": func(k, v *yaml.Node) {

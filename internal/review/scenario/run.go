@@ -240,7 +240,7 @@ func (r *scenarioRun) run(ctx context.Context) {
 		if !r.call(ctx, s, i+1, c) {
 			if rest := len(r.calls) - i - 1; rest > 0 {
 				r.result.Failures[len(r.result.Failures)-1].Got = append(r.result.Failures[len(r.result.Failures)-1].Got,
-					fmt.Sprintf("(the scenario stopped here: %d more calls not made)", rest))
+					fmt.Sprintf("(the scenario stopped here: %s not made)", plural(rest, "more call")))
 			}
 			return
 		}

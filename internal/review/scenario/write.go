@@ -24,13 +24,18 @@ func Write(w io.Writer, r *Result) {
 				fmt.Fprintf(w, "ok    %s (%s)\n", s.Name, plural(s.Calls, "call"))
 			default:
 				fmt.Fprintf(w, "FAIL  %s (%s)\n", s.Name, plural(s.Calls, "call"))
-				for _, f := range s.Failures {
+				for i, f := range s.Failures {
 					call := ""
 					if f.Call > 0 {
 						call = fmt.Sprintf("call %d (%s): ", f.Call, f.Tool)
 					}
 					fmt.Fprintf(w, "      %s: %s%s\n", f.Pos, call, f.What)
-					for _, g := range f.Got {
+					got := f.Got
+					if i > 0 && f.Call == s.Failures[i-1].Call && sameLines(got, s.Failures[i-1].Got) {
+						// The same observation as the failure above.
+						got = nil
+					}
+					for _, g := range got {
 						for _, line := range strings.Split(g, "\n") {
 							fmt.Fprintf(w, "        %s\n", line)
 						}
@@ -58,6 +63,18 @@ func Write(w io.Writer, r *Result) {
 	row("result tokens*", func(t *TargetResult) string { return thousands(t.ResultTokens) })
 	tw.Flush()
 	fmt.Fprintf(w, "* what the model read, counted with %s: an estimate\n", cost.Encoding)
+}
+
+func sameLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func plural(n int, what string) string {

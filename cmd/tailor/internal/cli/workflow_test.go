@@ -48,9 +48,16 @@ func reportCases(t *testing.T, command string, vars func(t *testing.T) map[strin
 				t.Fatalf("args.txt must start with %q", command)
 			}
 			if vars != nil {
-				for name, v := range vars(t) {
+				vs := vars(t)
+				names := make([]string, 0, len(vs))
+				for name := range vs {
+					names = append(names, name)
+				}
+				// Longest first: $BACKEND2 is not $BACKEND and a 2.
+				sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+				for _, name := range names {
 					for i := range args {
-						args[i] = strings.ReplaceAll(args[i], "$"+name, v)
+						args[i] = strings.ReplaceAll(args[i], "$"+name, vs[name])
 					}
 				}
 			}
