@@ -53,7 +53,7 @@ func scenarioFiles(t *testing.T) map[string]bool {
 	t.Helper()
 	files := map[string]bool{
 		filepath.Join(repoRoot, "examples", "backoffice", "scenarios.yaml"): true,
-		filepath.Join("testdata", "every-key.yaml"):                        true,
+		filepath.Join("testdata", "every-key.yaml"):                         true,
 	}
 	cases, err := filepath.Glob(filepath.Join(repoRoot, "testdata", "test", "*", "scenarios.yaml"))
 	if err != nil || len(cases) == 0 {
