@@ -128,17 +128,18 @@ func (k *checker) path(pc *PathCond, what string, doc any, docText string) {
 	default:
 		v = []any(nodes)
 	}
-	k.cond(pc.Cond, fmt.Sprintf("%s %s", what, pc.Path), v, found, what+": "+docText)
+	k.cond(pc.Cond, fmt.Sprintf("%s %s", what, pc.Path), v, found, what+": "+docText, jsonShown)
 }
 
-// cond checks a condition on a value (found says whether there is one).
-func (k *checker) cond(c Cond, what string, v any, found bool, context string) {
+// cond checks a condition on a value (found says whether there is one);
+// show renders the value in failures.
+func (k *checker) cond(c Cond, what string, v any, found bool, context string, show func(any) string) {
 	switch {
 	case c.Exists != nil && *c.Exists && !found:
 		k.fail(c.Pos, what+" is absent", context)
 		return
 	case c.Exists != nil && !*c.Exists && found:
-		k.fail(c.Pos, what+" is present: "+jsonShown(v), context)
+		k.fail(c.Pos, what+" is present: "+show(v), context)
 		return
 	}
 	if !found {
@@ -150,34 +151,38 @@ func (k *checker) cond(c Cond, what string, v any, found bool, context string) {
 	if c.HasEquals {
 		want := substitute(c.Equals, k.saved)
 		if !sameJSON(v, want) {
-			k.fail(c.Pos, fmt.Sprintf("%s is %s, want %s", what, jsonShown(v), jsonShown(want)), context)
+			k.fail(c.Pos, fmt.Sprintf("%s is %s, want %s", what, show(v), jsonShown(want)), context)
 		}
 	}
 	if c.HasContains {
 		want := substitute(c.Contains, k.saved)
 		if !containsValue(v, want) {
-			k.fail(c.Pos, fmt.Sprintf("%s does not contain %s: it is %s", what, jsonShown(want), jsonShown(v)), context)
+			k.fail(c.Pos, fmt.Sprintf("%s does not contain %s: it is %s", what, jsonShown(want), show(v)), context)
 		}
 	}
 	if c.Matches != nil {
 		if re := k.regexp(*c.Matches); re != nil && !re.MatchString(valueText(v)) {
-			k.fail(c.Matches.Pos, fmt.Sprintf("%s does not match %s: it is %s", what, c.Matches.S, jsonShown(v)), context)
+			k.fail(c.Matches.Pos, fmt.Sprintf("%s does not match %s: it is %s", what, c.Matches.S, show(v)), context)
 		}
 	}
 }
 
 // textValue checks a condition on a header or query parameter, compared
-// as text.
-func (k *checker) textValue(c Cond, what string, values []string, context string) {
+// as text; the value of a credential is not shown.
+func (k *checker) textValue(c Cond, what string, values []string, context string, secret bool) {
+	show := jsonShown
+	if secret {
+		show = func(any) string { return "(hidden)" }
+	}
 	if len(values) == 0 {
-		k.cond(c, what, nil, false, context)
+		k.cond(c, what, nil, false, context, show)
 		return
 	}
 	v := strings.Join(values, ", ")
 	if c.HasEquals {
 		c.Equals = valueText(substitute(c.Equals, k.saved))
 	}
-	k.cond(c, what, v, true, context)
+	k.cond(c, what, v, true, context, show)
 }
 
 func containsValue(v, want any) bool {
@@ -269,15 +274,15 @@ func (k *checker) request(m *RequestMatch, r Request, n int, got []string) {
 		}
 	}
 	for _, q := range m.Query {
-		k.textValue(q.Cond, fmt.Sprintf("%s's query parameter %s", what, q.Name), r.Query[q.Name], context)
+		k.textValue(q.Cond, fmt.Sprintf("%s's query parameter %s", what, q.Name), r.Query[q.Name], context, sensitive(q.Name))
 	}
 	for _, h := range m.Headers {
-		k.textValue(h.Cond, fmt.Sprintf("%s's header %s", what, h.Name), r.Header.Values(h.Name), context)
+		k.textValue(h.Cond, fmt.Sprintf("%s's header %s", what, h.Name), r.Header.Values(h.Name), context, sensitive(h.Name))
 	}
 	if len(m.Body) > 0 {
 		body := requestBody(r)
 		for _, pc := range m.Body {
-			k.path(pc, what+"'s body", body, shown(string(r.Body)))
+			k.path(pc, what+"'s body", body, shownBody(r))
 		}
 	}
 }
@@ -333,9 +338,42 @@ func describeRequest(r Request) string {
 		s += " [" + strings.Join(hs, "; ") + "]"
 	}
 	if len(r.Body) > 0 {
-		s += " " + shown(string(r.Body))
+		s += " " + shownBody(r)
 	}
 	return s
+}
+
+// shownBody is a request body as failures show it: a JSON or form body
+// with the values of credential-like fields (token, key, secret,
+// password) hidden.
+func shownBody(r Request) string {
+	v := requestBody(r)
+	if _, text := v.(string); text {
+		return shown(string(r.Body))
+	}
+	return jsonShown(hideSecrets(v))
+}
+
+func hideSecrets(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for name, e := range x {
+			if sensitive(name) {
+				out[name] = "(hidden)"
+				continue
+			}
+			out[name] = hideSecrets(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = hideSecrets(e)
+		}
+		return out
+	}
+	return v
 }
 
 func (m *RequestMatch) describe(saved map[string]any) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -220,4 +221,24 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A request shown in a failure hides credentials; a scenario can still
+// check them.
+func TestFailuresHideSecrets(t *testing.T) {
+	h := http.Header{}
+	h.Set("Authorization", "Bearer sekrit-token")
+	h.Set("X-Api-Key", "sekrit-key")
+	h.Set("Idempotency-Key", "q_1")
+	got := describeRequest(Request{Method: "POST", Path: "/x", Header: h, Body: []byte(`{"client_secret":"sekrit-s","items":[{"api_token":"sekrit-t","n":1}]}`)})
+	if strings.Contains(got, "sekrit") || !strings.Contains(got, `"n":1`) || !strings.Contains(got, "Idempotency-Key: q_1") || !strings.Contains(got, "Authorization: (hidden)") {
+		t.Errorf("shown: %s", got)
+	}
+	var failures []string
+	k := &checker{fail: func(_ diag.Pos, what string, got ...string) { failures = append(failures, what) }}
+	m := &RequestMatch{Headers: []NamedCond{{Name: "Authorization", Cond: Cond{Equals: "Bearer other", HasEquals: true}}, {Name: "X-Api-Key", Cond: Cond{Matches: &Str{S: "^x"}}}}}
+	k.request(m, Request{Method: "GET", Path: "/x", Header: h}, 1, nil)
+	if len(failures) != 2 || strings.Contains(strings.Join(failures, "\n"), "sekrit") || !strings.Contains(failures[0], `want "Bearer other"`) {
+		t.Errorf("failures: %q", failures)
+	}
 }
