@@ -36,8 +36,8 @@ Exit status: 0, 1 when a log or the spec cannot be read, 2 on a wrong command li
   # As a pull-request or issue comment:
   tailor report audit.log --overlay tools.yaml --format markdown > report.md
 
-  # Straight from a server run:
-  ./bin/mcpserver 2> >(tailor report --overlay tools.yaml)`,
+  # From stdin:
+  kubectl logs deploy/mcpserver | tailor report --overlay tools.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := oneOf("report", "--format", format, report.Formats); err != nil {
 				return err
