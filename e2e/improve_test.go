@@ -201,6 +201,24 @@ func TestReportOnARealSession(t *testing.T) {
 				}
 			}
 			eq(t, "never called", strings.Join(never, ","), "order_status,update_shipping_address")
+
+			// The tool list can come from the running server instead.
+			if sv.kind == "generated" {
+				out, err := exec.Command(tailorBinary(t), "report", log, "--server", sv.bin(t), "--format", "json").Output()
+				if err != nil {
+					t.Fatalf("report --server: %v\n%s", err, out)
+				}
+				if !strings.Contains(string(out), `"never_called": [
+    {
+      "tool": "order_status"
+    },
+    {
+      "tool": "update_shipping_address"
+    }
+  ]`) {
+					t.Errorf("report --server:\n%s", out)
+				}
+			}
 		})
 	}
 }

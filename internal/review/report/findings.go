@@ -152,7 +152,7 @@ func (a *analysis) quoteSignals(t *toolData, add addFunc) {
 	n := q.Made - q.Confirmed
 	add("quotes not carried out", n, q.Made, fmt.Sprintf("%d of %d quotes never carried out (%s)", n, q.Made, strings.Join(parts, ", ")),
 		a.places.partAt(t.Tool, func(p *ToolPlaces) int { return p.Result }),
-		fmt.Sprintf("the quote's result text should give the amount, how it was computed, and the next step (%s with the quote_id once the user agrees); quotes users turn down point at the computation or how it is explained", next))
+		fmt.Sprintf("the quote's result text should give what the quote holds, how it was computed, and the next step (%s with the quote_id once the user agrees); quotes users turn down point at the computation or how it is explained", next))
 }
 
 func (a *analysis) approvalSignals(t *toolData, add addFunc) {
@@ -163,7 +163,7 @@ func (a *analysis) approvalSignals(t *toolData, add addFunc) {
 	where := a.places.partAt(t.Tool, func(p *ToolPlaces) int { return p.Approval })
 	answered := ap.Accepted + ap.Declined + ap.Dismissed
 	add("approvals declined", ap.Declined+ap.Dismissed, answered, fmt.Sprintf("%d of %d approval questions declined or dismissed", ap.Declined+ap.Dismissed, answered), where,
-		"the question should say exactly what will happen (the amount, where it goes, what is cancelled) and match the quote the user agreed to")
+		"the question should say exactly what will happen (what changes, by how much, for whom) and match the quote the user agreed to")
 	add("approvals unavailable", ap.Unavailable, t.Calls, fmt.Sprintf("%s refused: the client cannot ask the user for approval", calls(ap.Unavailable, t.Calls)), where,
 		"use a client that supports elicitation, or set `approval.without_elicitation: proceed` where a person's approval is not required")
 }

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -123,6 +122,3 @@ func (t *tailBuffer) tail(intro string) string {
 	}
 	return intro + "  " + strings.Join(lines, "\n  ")
 }
-
-// errServerGone reports a call the server never answered.
-var errServerGone = errors.New("the server closed the connection")

@@ -26,7 +26,8 @@ It ranks the tools by what shows a model getting stuck: error results by kind (v
 business rule, auth, backend failure, outcome unknown, approval declined), retries (the same tool
 called again in a session after an error, and which argument the model rewrote), quotes never
 carried out, approvals declined, calls per session, results cut to size, and tools never called
-(with --spec, or --server, which lists the running server's tools). Each finding says what kind
+(with --spec; or --server, which lists the running server's tools; or an --overlay that lists
+its tools, include: listed). Each finding says what kind
 of change usually helps and, with --overlay, the overlay line to change.
 
 Exit status: 0, 1 when a log or the spec cannot be read, 2 on a wrong command line.`,
@@ -74,6 +75,15 @@ Exit status: 0, 1 when a log or the spec cannot be read, 2 on a wrong command li
 					return err
 				}
 				opts.Places = report.PlacesOf(o)
+				if opts.Tools == nil && o.Include.Mode == "listed" {
+					// The overlay lists the whole tool set.
+					opts.Tools = []string{}
+					for _, t := range o.Tools {
+						if !t.Hidden {
+							opts.Tools = append(opts.Tools, t.Name)
+						}
+					}
+				}
 			}
 			var log report.Log
 			if len(args) == 0 {
