@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Request is one request the backend received, as the server sent it.
@@ -41,6 +42,16 @@ func startProxy(backend string) (*proxy, error) {
 	if err != nil || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
 		return nil, fmt.Errorf("the backend %q is not an http(s) URL", backend)
 	}
+	// A backend that is not there is bad input, not a failed scenario.
+	addr := target.Host
+	if target.Port() == "" {
+		addr = net.JoinHostPort(target.Hostname(), map[string]string{"http": "80", "https": "443"}[target.Scheme])
+	}
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("the backend %s cannot be reached: %w", backend, err)
+	}
+	conn.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err

@@ -113,12 +113,21 @@ func Run(ctx context.Context, files []*File, targets []Target, opts Options) (*R
 	if err := checkTools(files, targets, tools); err != nil {
 		return nil, err
 	}
+	proxies := make([]*proxy, len(targets))
+	defer func() {
+		for _, px := range proxies {
+			px.close()
+		}
+	}()
 	for i, t := range targets {
-		tr := res.Targets[i]
 		px, err := proxyFor(t)
 		if err != nil {
 			return nil, err
 		}
+		proxies[i] = px
+	}
+	for i, t := range targets {
+		tr, px := res.Targets[i], proxies[i]
 		for _, f := range files {
 			for _, sc := range f.Scenarios {
 				sr := &ScenarioResult{Name: sc.Name, Pos: sc.Pos}
@@ -137,7 +146,6 @@ func Run(ctx context.Context, files []*File, targets []Target, opts Options) (*R
 				}
 			}
 		}
-		px.close()
 	}
 	return res, nil
 }

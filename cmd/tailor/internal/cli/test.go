@@ -131,8 +131,12 @@ start; a wrong command line).`,
 				return &exitError{code: ExitUsage, err: &errs}
 			}
 			res, err := scenario.Run(cmd.Context(), files, targets, scenario.Options{Timeout: timeout})
-			if err != nil {
+			var de *diag.Errors
+			switch {
+			case errors.As(err, &de):
 				return &exitError{code: ExitUsage, err: err}
+			case err != nil:
+				return usage("%v", err)
 			}
 			scenario.Write(cmd.OutOrStdout(), res)
 			if res.Failed() {
