@@ -156,6 +156,9 @@ type Kit struct {
 	baseProblem string
 	// ops: readiness, calls in progress, shutdown (health.go, drain.go).
 	ops operationsState
+	// stdioSession names the one session a stdio server serves, in the
+	// audit log (see Call.sessionID).
+	stdioSession string
 }
 
 func (k *Kit) now() time.Time { return k.cfg.Now() }

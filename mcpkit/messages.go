@@ -313,6 +313,7 @@ func (c *Call) say(id string, f M) string {
 	var k *Kit
 	if c != nil {
 		k = c.kit
+		c.audit.said(id)
 	}
 	return k.render(id, name, toolOver, f)
 }

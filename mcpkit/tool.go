@@ -129,6 +129,9 @@ func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
 			if r := recover(); r != nil {
 				k.log.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 				res, err = errorResult(k.render("internal_error", t.Name, t.Messages, nil)), nil
+				if c != nil {
+					c.audit.said("internal_error")
+				}
 			}
 			if c != nil {
 				// Everything the client receives and the audit log records
@@ -142,7 +145,7 @@ func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		c, bad = k.newCall(ctx, req, t)
 		running.call.Store(c)
 		// What the server lacks comes first: no argument can fix it.
-		if missing := k.unconfigured(t, req); missing != nil {
+		if missing := c.unconfigured(); missing != nil {
 			return missing, nil
 		}
 		if bad != nil {

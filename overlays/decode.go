@@ -424,3 +424,11 @@ var argName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
 var stepName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,39}$`)
 
 var statusPattern = regexp.MustCompile(`^[1-5]([0-9]{2}|XX)$`)
+
+// Suggest is the "did you mean" of a name that is not one of known, as
+// overlay errors phrase it, for tailor's other YAML files (scenarios).
+func Suggest(s string, known []string) string { return suggest(s, known) }
+
+// Describe names what a YAML node holds ("a mapping", "the number 3"), for
+// "must be X, not Y" messages.
+func Describe(n *yaml.Node) string { return kindName(resolveAlias(n)) }

@@ -328,6 +328,9 @@ func ParsePartial(path string, data []byte) (*Overlay, error) {
 	return o, nil
 }
 
+// YAMLError turns a yaml.v3 syntax error into a positioned diagnostic.
+func YAMLError(path string, err error) error { return yamlError(path, err) }
+
 func yamlError(path string, err error) error {
 	msg := err.Error()
 	var line int

@@ -38,6 +38,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.AddCommand(newGenerateCmd())
 	root.AddCommand(newDiffCmd(), newLintCmd(), newCheckCmd(), newInitCmd(), newMCPConfigCmd())
 	root.AddCommand(newServeCmd(), newMessagesCmd())
+	root.AddCommand(newReportCmd(), newTestCmd())
 
 	err := root.Execute()
 	if err == nil {

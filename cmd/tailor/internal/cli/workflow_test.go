@@ -18,15 +18,17 @@ import (
 	"github.com/tailormcp/tailor/overlays"
 )
 
-var updateReports = flag.Bool("update-reports", false, "rewrite testdata/diff/*/ and testdata/lint/*/ stdout.txt and exitcode.txt from what tailor prints now")
+var updateReports = flag.Bool("update-reports", false, "rewrite testdata/{diff,lint,report,test}/*/ stdout.txt, exitcode.txt (and stderr.txt where a case has one) from what tailor prints now")
 
 // TestDiffReports and TestLintReports run each testdata/<command>/<case>:
 // args.txt holds the command line, one argument per line, run inside the
-// case's folder; stdout.txt and exitcode.txt what it must print and return.
-func TestDiffReports(t *testing.T) { reportCases(t, "diff") }
-func TestLintReports(t *testing.T) { reportCases(t, "lint") }
+// case's folder; stdout.txt and exitcode.txt what it must print and return,
+// and stderr.txt, where a case has one, what it must print on stderr. vars
+// replace $NAME in args.txt (a backend's URL, started per case).
+func TestDiffReports(t *testing.T) { reportCases(t, "diff", nil) }
+func TestLintReports(t *testing.T) { reportCases(t, "lint", nil) }
 
-func reportCases(t *testing.T, command string) {
+func reportCases(t *testing.T, command string, vars func(t *testing.T) map[string]string) {
 	root, err := filepath.Abs(filepath.Join(repoRoot, "testdata", command))
 	if err != nil {
 		t.Fatal(err)
@@ -45,11 +47,35 @@ func reportCases(t *testing.T, command string) {
 			if args[0] != command {
 				t.Fatalf("args.txt must start with %q", command)
 			}
+			if vars != nil {
+				vs := vars(t)
+				names := make([]string, 0, len(vs))
+				for name := range vs {
+					names = append(names, name)
+				}
+				// Longest first: $BACKEND2 is not $BACKEND and a 2.
+				sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+				for _, name := range names {
+					for i := range args {
+						args[i] = strings.ReplaceAll(args[i], "$"+name, vs[name])
+					}
+				}
+			}
 			code, stdout, stderr := run(t, args...)
+			_, err := os.Stat("stderr.txt")
+			checkStderr := err == nil
 			if *updateReports {
 				write(t, "stdout.txt", stdout)
 				write(t, "exitcode.txt", strconv.Itoa(code)+"\n")
+				if checkStderr {
+					write(t, "stderr.txt", stderr)
+				}
 				return
+			}
+			if checkStderr {
+				if want := read(t, "stderr.txt"); stderr != want {
+					t.Errorf("stderr differs (-update-reports to accept)\nhave:\n%s\nwant:\n%s", stderr, want)
+				}
 			}
 			if want := read(t, "stdout.txt"); stdout != want {
 				t.Errorf("stdout differs (go test ./cmd/tailor/internal/cli -run Reports -update-reports to accept)\nhave:\n%s\nwant:\n%s", stdout, want)
