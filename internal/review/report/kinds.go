@@ -46,7 +46,9 @@ var messageKinds = map[string]Kind{
 	"connection_failed": Backend, "response_too_large": Backend, "response_invalid": Backend,
 	"quote_not_made": Backend, "quote_not_stored": Backend, "quote_store_full": Backend,
 	"quote_store_failed": Backend, "rate_limited": Backend, "internal_error": Backend,
-	"step_not_built": Backend, "step_not_a_list": Backend,
+	"step_not_built": Backend, "step_not_a_list": Backend, "quote_store_unreachable": Backend,
+	"quote_not_stored_unreachable": Backend, "step_not_recorded": Backend, "step_reservation_lost": Backend,
+	"approval_key_mismatch": Backend,
 
 	"server_error_write": OutcomeUnknown, "timeout_write": OutcomeUnknown, "connection_lost_write": OutcomeUnknown,
 	"response_too_large_write": OutcomeUnknown, "response_invalid_write": OutcomeUnknown,
