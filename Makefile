@@ -40,12 +40,14 @@ fuzz:
 	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzStdioFilter$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/review/report -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/review/scenario -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 
 # Unit and golden tests only; no servers are built.
 test-short:
 	$(GO) test -short ./...
 
-# Rewrite golden files after an intended change to the generated code.
+# Rewrite what every testdata/cases/<case> expects after an intended change.
 golden:
 	$(GO) test ./internal/cli -run TestCases -update
 

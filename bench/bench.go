@@ -9,7 +9,8 @@
 // server with no tools; the overhead of one tools/call over stdio minus the
 // same HTTP request made directly; sustained calls/s over streamable HTTP
 // with 32 concurrent clients; resident memory; bytes and o200k_base tokens
-// of tools/list.
+// of tools/list; quote + confirm pairs per second with the Redis quote
+// store beside the memory store (quotes.go).
 //
 // `make bench` runs it (bench/cmd/tailorbench); --quick runs it once on the
 // bundled example, which is what CI does (bench_test.go) so that the
@@ -158,6 +159,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		b.phase(s.Name + " done")
 	}
+	if err := b.measureQuotes(ctx); err != nil {
+		return nil, err
+	}
+	b.phase("quote store done")
 	if cfg.Profile != "" {
 		if err := b.profile(ctx, cfg.Profile); err != nil {
 			return nil, err

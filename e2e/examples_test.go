@@ -42,8 +42,8 @@ func TestExamplesUpToDate(t *testing.T) {
 	}
 }
 
-// TestDemo runs the README's main command the way `make demo` does, and the
-// raw example's demo.
+// TestDemo runs the README's main command the way `make demo` does (and
+// checks the README's excerpt of its output), and the raw example's demo.
 func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the examples")
@@ -86,6 +86,9 @@ func TestDemo(t *testing.T) {
 				if !strings.Contains(string(out), want) {
 					t.Errorf("demo output lacks %q:\n%s", want, out)
 				}
+			}
+			if c.example == "backoffice" {
+				checkReadmeDemo(t, string(out))
 			}
 		})
 	}

@@ -103,11 +103,8 @@ func Run(opts Options) (*Output, error) {
 	var parseErrs []diag.Diagnostic
 	var ov *overlay.Overlay
 	if opts.OverlayPath != "" {
-		data, err := os.ReadFile(opts.OverlayPath)
-		if err != nil {
-			return nil, diag.At(diag.Pos{File: opts.OverlayPath}, "cannot read overlay: %v", unwrapPathError(err))
-		}
-		ov, err = overlay.ParsePartial(opts.OverlayPath, data)
+		var err error
+		ov, err = ReadOverlay(opts.OverlayPath)
 		var de *diag.Errors
 		switch {
 		case err == nil:
@@ -191,6 +188,18 @@ func Run(opts Options) (*Output, error) {
 		}
 	}
 	return out, nil
+}
+
+// ReadOverlay reads and parses the overlay at path alone, for the
+// commands that read an overlay without its spec (tailor report, tailor
+// test). On a *diag.Errors it returns the overlay as far as it could be
+// read too (Run goes on checking it against the spec).
+func ReadOverlay(path string) (*overlay.Overlay, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, diag.At(diag.Pos{File: path}, "cannot read overlay: %v", unwrapPathError(err))
+	}
+	return overlay.ParsePartial(path, data)
 }
 
 // Render prints the curated tool set as the Go files of the package the

@@ -51,6 +51,9 @@ type stateSigner struct {
 	key      []byte
 	audience string
 	parser   *jwt.Parser
+	// kid names the key in each state's header, so that a state signed by
+	// a replica with another key is told from a forged one (see otherKey).
+	kid string
 }
 
 func newStateSigner(key []byte, audience string) (*stateSigner, error) {
@@ -66,8 +69,11 @@ func newStateSigner(key []byte, audience string) (*stateSigner, error) {
 	// (a token secret) never makes that use's tokens valid states.
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte("tailor approval request state v1"))
+	derived := mac.Sum(nil)
+	kid := sha256.Sum256(derived)
 	return &stateSigner{
-		key:      mac.Sum(nil),
+		key:      derived,
+		kid:      hex.EncodeToString(kid[:6]),
 		audience: audience,
 		parser:   jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithAudience(audience)),
 	}, nil
@@ -75,7 +81,21 @@ func newStateSigner(key []byte, audience string) (*stateSigner, error) {
 
 func (s *stateSigner) sign(c approvalClaims) (string, error) {
 	c.Audience = jwt.ClaimStrings{s.audience}
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(s.key)
+	t := jwt.NewWithClaims(jwt.SigningMethodHS256, c)
+	t.Header["kid"] = s.kid
+	return t.SignedString(s.key)
+}
+
+// otherKey reports whether a state that does not verify names another
+// key than this server's: issued by a replica configured with another
+// approval key (or forged to look so; either way it counts for nothing).
+func (s *stateSigner) otherKey(state string) bool {
+	t, _, err := jwt.NewParser().ParseUnverified(state, &approvalClaims{})
+	if err != nil {
+		return false
+	}
+	kid, _ := t.Header["kid"].(string)
+	return kid != "" && kid != s.kid
 }
 
 func (s *stateSigner) verify(state string) (*approvalClaims, error) {
@@ -103,6 +123,8 @@ type answer struct {
 	// ignored says why inputResponses or a requestState were not taken
 	// as an answer (for the audit log).
 	ignored string
+	// otherKey: the state was signed with another approval key.
+	otherKey bool
 }
 
 // approvalAnswer checks the call's requestState and inputResponses. It
@@ -122,6 +144,8 @@ func (c *Call) approvalAnswer(quoteID string) *answer {
 	switch {
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return &answer{ignored: "requestState expired"}
+	case err != nil && c.kit.states.otherKey(p.RequestState):
+		return &answer{ignored: "requestState signed with another approval key", otherKey: true}
 	case err != nil:
 		return &answer{ignored: "requestState not issued by this server"}
 	case claims.Tool != c.tool.Name || claims.Quote != quoteID:
@@ -214,4 +238,17 @@ func (k *Runtime) releaseFailedApprovals(next mcp.MethodHandler) mcp.MethodHandl
 		}
 		return res, err
 	}
+}
+
+// otherKeyHolds refuses, saying why, an answer signed with another
+// approval key while the quote is still held for an approval request:
+// another replica asked, and this one cannot check the answer. (Asking
+// afresh would only find the quote held.)
+func (c *Call) otherKeyHolds(q *Quote, a *answer) *mcp.CallToolResult {
+	if !a.otherKey || q.ReservedBy == "" || !c.kit.now().Before(q.ReservedUntil) {
+		return nil
+	}
+	c.kit.log.Error("an approval answer was signed by a replica with another approval key; nothing was done",
+		"tool", c.tool.Name, "quote", q.ID, "fix", fmt.Sprintf("give every replica the same %s_APPROVAL_KEY", c.kit.api.EnvPrefix))
+	return errorResult(c.say("approval_key_mismatch", M{"id": q.ID, "free_at": q.ReservedUntil.UTC().Format("15:04:05 UTC")}))
 }

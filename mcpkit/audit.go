@@ -1,7 +1,11 @@
 package mcpkit
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -19,6 +23,7 @@ type auditRecord struct {
 	Time     string         `json:"time"`
 	Msg      string         `json:"msg"`
 	Tool     string         `json:"tool"`
+	Session  string         `json:"session,omitempty"`
 	Args     any            `json:"args"`
 	ArgsSize int            `json:"args_bytes,omitempty"` // of arguments refused undecoded
 	Identity map[string]any `json:"identity,omitempty"`
@@ -29,8 +34,19 @@ type auditRecord struct {
 	Created  []string       `json:"created,omitempty"`
 	Failed   string         `json:"failed_step,omitempty"`
 	Outcome  string         `json:"outcome"`
-	Message  string         `json:"message,omitempty"`
-	Millis   int64          `json:"ms"`
+	// Interrupted says why the call was cut short (a shutdown).
+	Interrupted string `json:"interrupted,omitempty"`
+	Message     string `json:"message,omitempty"`
+	// Messages are the catalog ids of the built-in messages the call
+	// rendered, in order (what went wrong is the first failure among
+	// them); Rule is the index of the tool's error rule whose text the
+	// result is. They let a reader of the log classify results without
+	// parsing their text (tailor report).
+	Messages []string `json:"messages,omitempty"`
+	Rule     *int     `json:"error_rule,omitempty"`
+	// Invalid names the arguments the input schema refused.
+	Invalid []string `json:"invalid_args,omitempty"`
+	Millis  int64    `json:"ms"`
 }
 
 type auditQuote struct {
@@ -58,6 +74,21 @@ type audit struct {
 	Steps   []auditStep
 	Created []string
 	Failed  string
+	// Invalid names the arguments that failed validation.
+	Invalid []string
+	// Said lists the catalog ids of the messages rendered, in order.
+	Said []string
+	// Rule is one more than the index of the error rule whose text the
+	// result is (0: none).
+	Rule int
+}
+
+// said records a built-in message rendered for this call (see auditRecord).
+func (a *audit) said(id string) {
+	if n := len(a.Said); n > 0 && a.Said[n-1] == id || n >= auditList {
+		return
+	}
+	a.Said = append(a.Said, id)
 }
 
 type auditWriter struct {
@@ -78,9 +109,13 @@ const (
 // values summarised (long strings and lists cut, deep values elided).
 func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	rec := auditRecord{
-		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Args: summarize(anyMap(c.args), 0),
+		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Session: c.sessionID(), Args: summarize(anyMap(c.args), 0),
 		Identity: c.contextValues(), Approval: c.audit.Approval, Ignored: c.audit.Ignored, Steps: c.audit.Steps,
-		Created: c.audit.Created, Failed: c.audit.Failed, Outcome: "ok", Millis: time.Since(start).Milliseconds(),
+		Created: c.audit.Created, Failed: c.audit.Failed, Outcome: "ok", Messages: c.audit.Said, Invalid: c.audit.Invalid, Millis: time.Since(start).Milliseconds(),
+	}
+	if c.audit.Rule > 0 {
+		rule := c.audit.Rule - 1
+		rec.Rule = &rule
 	}
 	if c.args == nil {
 		// Refused before decoding (too large, too deep, not an object).
@@ -97,6 +132,12 @@ func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) 
 	case res.IsError:
 		rec.Outcome = "error"
 		rec.Message = truncate(textOf(res), 500)
+	}
+	if errors.Is(context.Cause(c.ctx), errShuttingDown) {
+		rec.Interrupted = errShuttingDown.Error()
+		if rec.Outcome == "error" && !c.tool.ReadOnly {
+			rec.Outcome = "unknown"
+		}
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {
@@ -123,6 +164,32 @@ func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) 
 	k.auditOut.mu.Lock()
 	defer k.auditOut.mu.Unlock()
 	k.auditOut.w.Write(line)
+}
+
+// sessionID names the call's MCP session in the audit log, so that a reader
+// can follow one conversation: a hash of go-sdk's session id (the id itself
+// would let whoever reads the log use the session), or, over stdio, where
+// a process serves one session, an id drawn when it starts. Stateless HTTP
+// has no session: "".
+func (c *Call) sessionID() string {
+	if c.req != nil && c.req.Session != nil {
+		if id := c.req.Session.ID(); id != "" {
+			sum := sha256.Sum256([]byte("audit session\x00" + id))
+			return hex.EncodeToString(sum[:6])
+		}
+	}
+	return c.kit.stdioSession
+}
+
+// truncateList bounds a list of names for the audit record.
+func truncateList(l []string) []string {
+	if len(l) > auditList {
+		l = l[:auditList]
+	}
+	for i, s := range l {
+		l[i] = truncate(s, auditString)
+	}
+	return l
 }
 
 // summarize copies v for the audit log: strings cut at auditString

@@ -107,7 +107,8 @@ func (k *Runtime) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool
 		k.log.Warn("input schema not usable for validation; arguments go to the API unchecked", "tool", t.Name, "error", err.Error())
 		return c, nil
 	}
-	if problems := v.validate(anyMap(c.args)); len(problems) > 0 {
+	if problems, names := v.validate(anyMap(c.args)); len(problems) > 0 {
+		c.audit.Invalid = truncateList(names)
 		return c, errorResult(c.say("arguments_invalid", M{"problems": strings.Join(problems, "; ")}))
 	}
 	return c, nil

@@ -117,6 +117,9 @@ func (c *Call) approve(s *Scope, q *Quote) (*lease, *mcp.CallToolResult) {
 		if a.ignored != "" {
 			c.audit.Ignored = a.ignored
 			c.kit.log.Warn("approval answer ignored", "tool", c.tool.Name, "quote", q.ID, "why", a.ignored)
+			if res := c.otherKeyHolds(q, a); res != nil {
+				return nil, res
+			}
 		} else {
 			return c.answered(q, a, msg)
 		}
@@ -278,7 +281,11 @@ func (c *Call) alreadyUsed(q *Quote) *mcp.CallToolResult {
 }
 
 func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
-	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "op", op, "error", err.Error())
+	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "op", op, "error", c.redact(err.Error()))
+	if errors.Is(err, ErrQuoteStoreUnavailable) {
+		id, _ := c.args["quote_id"].(string)
+		return errorResult(c.say("quote_store_unreachable", M{"id": strings.TrimSpace(id)}))
+	}
 	return errorResult(c.say("quote_store_failed", nil))
 }
 

@@ -23,6 +23,8 @@ type httpOptions struct {
 	// with them); the others bound reading a request, writing an answer
 	// and idle keep-alive connections.
 	sessionTimeout, readTimeout, writeTimeout, idleTimeout time.Duration
+	// shutdownTimeout bounds the wait for calls in progress at shutdown.
+	shutdownTimeout time.Duration
 }
 
 // serveHTTP serves the MCP endpoint at /mcp until ctx ends.
@@ -66,6 +68,8 @@ func serveHTTP(ctx context.Context, server *mcp.Server, k *Runtime, o httpOption
 	h = deadlines(cop.Handler(h), o.readTimeout, o.writeTimeout)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /readyz", k.readyz)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: min(10*time.Second, o.readTimeout), IdleTimeout: o.idleTimeout}
 	k.log.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "stateless", o.stateless)
 	errc := make(chan error, 1)
@@ -75,9 +79,7 @@ func serveHTTP(ctx context.Context, server *mcp.Server, k *Runtime, o httpOption
 		k.log.Error("server stopped", "error", err.Error())
 		return 1
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
+		k.drain(srv, o.shutdownTimeout)
 		return 0
 	}
 }

@@ -171,6 +171,10 @@ var catalog = []Message{
 		Text: "The result was computed, but the server holds as many open quotes as it may, so no quote was stored and nothing can be carried out from it. Nothing was changed. Carry out or abandon earlier quotes, or call {{.tool}} again in a few minutes."},
 	{ID: "quote_unknown", Fields: []Field{idField, quoteToolFld},
 		Text: "There is no quote {{printf \"%q\" .id}}. Quote ids come from {{.quote_tool}}; call it (it changes nothing) and use the quote_id it returns. Nothing was done."},
+	{ID: "quote_not_stored_unreachable",
+		Text: "The result was computed, but the server's quote store cannot be reached right now, so no quote was stored and nothing can be carried out from it. Nothing was changed. Try {{.tool}} again in a minute; if it keeps failing, tell the user this cannot be done right now."},
+	{ID: "quote_store_unreachable", Fields: []Field{{"id", "the quote id given"}},
+		Text: "The server's quote store cannot be reached right now, so quote {{.id}} could not be read or reserved. Nothing was done. Try again in a minute with the same quote_id; if it keeps failing, tell the user this cannot be carried out right now."},
 	{ID: "quote_store_failed",
 		Text: "The quote could not be used (the server's quote store failed). Nothing was done; try again in a moment."},
 	{ID: "quote_unidentified", Fields: []Field{idField},
@@ -193,6 +197,8 @@ var catalog = []Message{
 		Text: "The user declined ({{printf \"%q\" .question}}). Nothing was done, and quote {{.id}} stays valid until {{.expires_at}}. Ask the user what they want instead; do not retry without their agreement."},
 	{ID: "approval_dismissed", Fields: []Field{idField, expiresField},
 		Text: "The user dismissed the approval request without answering. Nothing was done; quote {{.id}} stays valid until {{.expires_at}}."},
+	{ID: "approval_key_mismatch", Fields: []Field{idField, {"free_at", "when the quote is free again"}},
+		Text: "This approval answer was issued by another instance of this server, which signs approvals with a different key, so it cannot be checked here. Nothing was done, and quote {{.id}} stays held by that approval request until {{.free_at}}. This is a configuration problem of the server (its instances must share one approval key), not something the user or you can fix: tell the user the approval could not be completed."},
 	{ID: "approval_unavailable", Fields: []Field{questionField},
 		Text: "This action needs the user's explicit approval ({{printf \"%q\" .question}}), and this client cannot ask for it, so nothing was done. Tell the user it needs their approval in a client that can ask for it."},
 
@@ -215,6 +221,10 @@ var catalog = []Message{
 		Text: "Step {{.step}} took effect (the API answered {{.status}}), but {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}, so what it returned is not known.{{if .blocked}} Step {{.blocked}} needs what it returned, so the rest cannot be carried out.{{end}}"},
 	{ID: "steps_done_unreadable", Fields: []Field{stepField, statusField, problemField, excerptField, {"done", "what the steps did, by step"}},
 		Text: "Every step of {{.tool}} took effect ({{.done}}), but the answer to step {{.step}} ({{.status}}) cannot be used: {{.problem}}{{if .excerpt}} (it begins: {{.excerpt}}){{end}}. What it returned is not known. Check the result with a read-only tool; do not call {{.tool}} again to find out (that would make the change twice)."},
+	{ID: "step_not_recorded", Fields: []Field{stepField},
+		Text: "Step {{.step}} was not sent: the server's quote store could not be reached to record the run's progress first, and a change whose progress is not recorded could not be finished safely later."},
+	{ID: "step_reservation_lost", Fields: []Field{stepField, idField},
+		Text: "Step {{.step}} was not sent: this call's hold on quote {{.id}} lapsed before it (the run took longer than allowed), and another call may now be carrying the quote out."},
 	{ID: "step_unknown_not_resent", Fields: []Field{stepField, {"method", "the step's HTTP method"}},
 		Text: "Step {{.step}} was sent in an earlier call and its outcome is still unknown; it carries no idempotency key and {{.method}} is not safe to repeat, so it is not sent again. Check with a read-only tool whether it took effect."},
 	{ID: "steps_none_done", Fields: []Field{stepField, {"reason", "why it failed"}, {"id", "the quote id, when the quote stays valid, or empty"}, expiresField},
@@ -303,6 +313,7 @@ func (c *Call) say(id string, f M) string {
 	var k *Runtime
 	if c != nil {
 		k = c.kit
+		c.audit.said(id)
 	}
 	return k.render(id, name, toolOver, f)
 }

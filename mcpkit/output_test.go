@@ -105,7 +105,10 @@ func TestStartsWithoutConfiguration(t *testing.T) {
 			t.Errorf("start-up log lacks %q:\n%s", want, log.String())
 		}
 	}
-	res := k.unconfigured(&Tool{Name: "t", Security: [][]string{{"key"}}}, nil)
+	unconfigured := func(t *Tool) *mcp.CallToolResult {
+		return (&Call{kit: k, tool: t}).unconfigured()
+	}
+	res := unconfigured(&Tool{Name: "t", Security: [][]string{{"key"}}})
 	if res == nil || !res.IsError || !strings.Contains(textOf(res), "--base-url or PETS_BASE_URL") || strings.Contains(strings.ToLower(textOf(res)), "retry later") {
 		t.Errorf("a call without a base URL: %+v", res)
 	}
@@ -114,14 +117,14 @@ func TestStartsWithoutConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res = k.unconfigured(&Tool{Name: "t", Security: [][]string{{"key"}}}, nil)
+	res = unconfigured(&Tool{Name: "t", Security: [][]string{{"key"}}})
 	if res == nil || !strings.Contains(textOf(res), "PETS_KEY") {
 		t.Errorf("a call without its credential: %+v", res)
 	}
-	if res := k.unconfigured(&Tool{Name: "t", Security: [][]string{{"key"}, {}}}, nil); res != nil {
+	if res := unconfigured(&Tool{Name: "t", Security: [][]string{{"key"}, {}}}); res != nil {
 		t.Errorf("a call whose security allows no credentials was refused: %s", textOf(res))
 	}
-	if res := k.unconfigured(&Tool{Name: "t"}, nil); res != nil {
+	if res := unconfigured(&Tool{Name: "t"}); res != nil {
 		t.Errorf("a call without security was refused: %s", textOf(res))
 	}
 

@@ -103,6 +103,10 @@ var (
 	ErrQuoteNotReserved = errors.New("quote not reserved by this call")
 	// ErrQuoteStoreFull: the store is at its capacity; no quote is saved.
 	ErrQuoteStoreFull = errors.New("quote store full")
+	// ErrQuoteStoreUnavailable: a shared store could not be reached (or did
+	// not answer in time); whether the operation took place is not known
+	// to the caller, who does nothing further.
+	ErrQuoteStoreUnavailable = errors.New("quote store unavailable")
 )
 
 // Reservation asks to reserve a quote: From is the token that must hold
@@ -121,6 +125,9 @@ type Reservation struct {
 // finished), or released (declined, nothing took effect, or stopped
 // part-way with its Progress). Reserving before asking is what makes one
 // prompt per quote: concurrent confirms find it reserved and do nothing.
+// While a run holds the reservation it records its progress before each
+// write (Checkpoint), so that a run cut short by a stopped process is
+// resumed, once its reservation lapses, instead of started afresh.
 //
 // Every method is one atomic step of the store, so that a shared store
 // keeps these guarantees across replicas:
@@ -140,18 +147,25 @@ type Reservation struct {
 //     (reserved_by IS NULL OR reserved_until < $now))), then check the row
 //     count.
 //   - Release: when token holds the reservation, clear it and store
-//     progress (nil leaves the stored one); else ErrQuoteNotReserved. One
+//     progress as the quote's (nil: none); else ErrQuoteNotReserved. One
 //     script or UPDATE.
+//   - Checkpoint: when token holds the reservation (and the quote is not
+//     used), store progress and keep the reservation; else ErrQuoteUsed or
+//     ErrQuoteNotReserved (the reservation lapsed: the run must not send
+//     its next write). One script or UPDATE.
 //   - Consume: when token holds the reservation, mark the quote used at
 //     `at` and clear the reservation; else ErrQuoteUsed or
 //     ErrQuoteNotReserved. One script or UPDATE.
 //
-// Quotes are JSON-serializable for that purpose.
+// Quotes are JSON-serializable for that purpose. Errors other than the
+// ones above wrap ErrQuoteStoreUnavailable when the store could not be
+// reached. RedisQuoteStore is the shared implementation.
 type QuoteStore interface {
 	Save(ctx context.Context, q *Quote) error
 	Load(ctx context.Context, id string) (*Quote, error)
 	Reserve(ctx context.Context, id string, r Reservation) error
 	Release(ctx context.Context, id, token string, progress *Progress) error
+	Checkpoint(ctx context.Context, id, token string, progress *Progress) error
 	Consume(ctx context.Context, id, token string, at time.Time) error
 }
 

@@ -2,13 +2,72 @@ package mcpkit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tailormcp/tailor/internal/redistest"
 )
+
+// storeKind is a QuoteStore implementation under the one contract below:
+// every test of it runs on the memory store and on the Redis store (a
+// real redis-server, see internal/redistest).
+type storeKind struct {
+	name string
+	// open returns an empty store holding at most max quotes.
+	open func(t *testing.T, max int) QuoteStore
+	// count is how many quotes the store holds.
+	count func(t *testing.T, s QuoteStore) int
+}
+
+var storeKinds = []storeKind{
+	{name: "memory",
+		open: func(t *testing.T, max int) QuoteStore {
+			s := NewMemoryQuoteStore()
+			s.MaxQuotes = max
+			return s
+		},
+		count: func(t *testing.T, s QuoteStore) int { return s.(*MemoryQuoteStore).Len() }},
+	{name: "redis",
+		open: func(t *testing.T, max int) QuoteStore {
+			s := NewRedisQuoteStore(testRedis(t), "test:"+strings.ToLower(randomToken(5)))
+			s.MaxQuotes = max
+			return s
+		},
+		count: func(t *testing.T, s QuoteStore) int {
+			n, err := s.(*RedisQuoteStore).Len(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}},
+}
+
+// eachStore runs test on every kind of store.
+func eachStore(t *testing.T, test func(t *testing.T, k storeKind)) {
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) { test(t, k) })
+	}
+}
+
+// testRedis is a client of a redis-server started for t.
+func testRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	srv := redistest.Start(t, false)
+	target, err := openRedis("test", srv.URL(), 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { target.client.Close() })
+	return target.client
+}
 
 func saveQuote(t *testing.T, s QuoteStore, id string, now time.Time, ttl time.Duration) {
 	t.Helper()
@@ -19,9 +78,11 @@ func saveQuote(t *testing.T, s QuoteStore, id string, now time.Time, ttl time.Du
 
 // TestReserveIsExactlyOnce: of concurrent confirms of one quote exactly
 // one reserves it, and only the holder can consume it, once.
-func TestReserveIsExactlyOnce(t *testing.T) {
+func TestReserveIsExactlyOnce(t *testing.T) { eachStore(t, testReserveIsExactlyOnce) }
+
+func testReserveIsExactlyOnce(t *testing.T, k storeKind) {
 	ctx := context.Background()
-	s := NewMemoryQuoteStore()
+	s := k.open(t, 0)
 	now := time.Now()
 	saveQuote(t, s, "q_1", now, time.Minute)
 	var wins atomic.Int32
@@ -65,9 +126,11 @@ func TestReserveIsExactlyOnce(t *testing.T) {
 // TestReserveSwapReleaseAndLapse: a reservation is swapped only from its
 // token (a
 // replayed token finds it gone), released back to free, and lapses.
-func TestReserveSwapReleaseAndLapse(t *testing.T) {
+func TestReserveSwapReleaseAndLapse(t *testing.T) { eachStore(t, testReserveSwapReleaseAndLapse) }
+
+func testReserveSwapReleaseAndLapse(t *testing.T, k storeKind) {
 	ctx := context.Background()
-	s := NewMemoryQuoteStore()
+	s := k.open(t, 0)
 	now := time.Now()
 	saveQuote(t, s, "q_1", now, time.Hour)
 	must := func(err error) {
@@ -101,10 +164,11 @@ func TestReserveSwapReleaseAndLapse(t *testing.T) {
 
 // TestQuoteStoreBounded: at its cap the store drops expired quotes first,
 // then refuses new ones; it never grows past the cap.
-func TestQuoteStoreBounded(t *testing.T) {
+func TestQuoteStoreBounded(t *testing.T) { eachStore(t, testQuoteStoreBounded) }
+
+func testQuoteStoreBounded(t *testing.T, k storeKind) {
 	ctx := context.Background()
-	s := NewMemoryQuoteStore()
-	s.MaxQuotes = 100
+	s := k.open(t, 100)
 	now := time.Now()
 	for i := 0; i < 100; i++ {
 		saveQuote(t, s, fmt.Sprint("q_", i), now, time.Minute)
@@ -112,8 +176,8 @@ func TestQuoteStoreBounded(t *testing.T) {
 	if err := s.Save(ctx, &Quote{ID: "q_over", Created: now, Expires: now.Add(time.Minute)}); !errors.Is(err, ErrQuoteStoreFull) {
 		t.Fatalf("over the cap: %v", err)
 	}
-	if s.Len() != 100 {
-		t.Fatalf("%d quotes", s.Len())
+	if n := k.count(t, s); n != 100 {
+		t.Fatalf("%d quotes", n)
 	}
 	// Once they have expired, room is made even within their keep time.
 	later := now.Add(2 * time.Minute)
@@ -121,8 +185,8 @@ func TestQuoteStoreBounded(t *testing.T) {
 	if _, err := s.Load(ctx, "q_later"); err != nil {
 		t.Fatal(err)
 	}
-	if s.Len() > 100 {
-		t.Fatalf("%d quotes", s.Len())
+	if n := k.count(t, s); n > 100 {
+		t.Fatalf("%d quotes", n)
 	}
 }
 
@@ -155,5 +219,89 @@ func TestQuoteStoreExpiry(t *testing.T) {
 	// A walk of the store per save would take minutes here.
 	if d := time.Since(began); d > 20*time.Second {
 		t.Fatalf("%d saves took %s", n, d)
+	}
+}
+
+// TestQuoteStoreKeepsValues: a stored quote reads back as it was made:
+// numbers stay json.Number (64-bit ids exact), times to the millisecond.
+func TestQuoteStoreKeepsValues(t *testing.T) { eachStore(t, testQuoteStoreKeepsValues) }
+
+func testQuoteStoreKeepsValues(t *testing.T, k storeKind) {
+	ctx := context.Background()
+	s := k.open(t, 0)
+	now := time.Now().Truncate(time.Millisecond)
+	in := &Quote{ID: "q_v", Tool: "quote_x", Identity: "abc", Created: now, Expires: now.Add(time.Minute),
+		Args: map[string]any{"id": json.Number("12345678901234567891"), "items": []any{"a", "b"}},
+		Body: map[string]any{"amount": json.Number("230"), "note": "ünïcode ✓"}}
+	if err := s.Save(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	q, err := s.Load(ctx, "q_v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Tool != "quote_x" || q.Identity != "abc" || !q.Created.Equal(now) || !q.Expires.Equal(in.Expires) || q.Used || q.ReservedBy != "" || q.Progress != nil {
+		t.Fatalf("loaded %+v", q)
+	}
+	if q.Args["id"] != json.Number("12345678901234567891") || q.Body.(map[string]any)["amount"] != json.Number("230") || q.Body.(map[string]any)["note"] != "ünïcode ✓" {
+		t.Fatalf("values changed: %#v %#v", q.Args, q.Body)
+	}
+}
+
+// TestQuoteStoreCheckpoint: only the reservation's holder records
+// progress, the reservation stays, and releasing stores exactly the
+// progress given (nil clears it), so a run that did nothing leaves no
+// progress behind to be taken for a resumable one.
+func TestQuoteStoreCheckpoint(t *testing.T) { eachStore(t, testQuoteStoreCheckpoint) }
+
+func testQuoteStoreCheckpoint(t *testing.T, k storeKind) {
+	ctx := context.Background()
+	s := k.open(t, 0)
+	now := time.Now()
+	saveQuote(t, s, "q_c", now, time.Hour)
+	p := &Progress{Approved: now.Truncate(time.Millisecond), Calls: []CallOutcome{{Step: "cancel", Item: 1, Outcome: OutcomeUnknown, IdempotencyKey: "q_c-1"}}}
+	if err := s.Checkpoint(ctx, "q_c", "run", p); !errors.Is(err, ErrQuoteNotReserved) {
+		t.Fatalf("checkpoint without the reservation: %v", err)
+	}
+	if err := s.Reserve(ctx, "q_c", Reservation{To: "run", Until: now.Add(time.Minute), Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Checkpoint(ctx, "q_c", "other", p); !errors.Is(err, ErrQuoteNotReserved) {
+		t.Fatalf("checkpoint by another token: %v", err)
+	}
+	if err := s.Checkpoint(ctx, "q_c", "run", p); err != nil {
+		t.Fatal(err)
+	}
+	q, err := s.Load(ctx, "q_c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.ReservedBy != "run" || q.Progress == nil || !q.Progress.Approved.Equal(p.Approved) || q.Progress.Calls[0].Item != 1 || q.Progress.Calls[0].IdempotencyKey != "q_c-1" {
+		t.Fatalf("after checkpoint: %+v %+v", q, q.Progress)
+	}
+	// Concurrent confirms still find it reserved.
+	if err := s.Reserve(ctx, "q_c", Reservation{To: "x", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrQuoteReserved) {
+		t.Fatalf("reserve during the run: %v", err)
+	}
+	if err := s.Release(ctx, "q_c", "run", nil); err != nil {
+		t.Fatal(err)
+	}
+	if q, _ = s.Load(ctx, "q_c"); q.Progress != nil || q.ReservedBy != "" {
+		t.Fatalf("release with nil progress: %+v", q)
+	}
+	if err := s.Reserve(ctx, "q_c", Reservation{To: "run2", Until: now.Add(time.Minute), Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Consume(ctx, "q_c", "run2", now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Checkpoint(ctx, "q_c", "run2", p); !errors.Is(err, ErrQuoteUsed) {
+		t.Fatalf("checkpoint of a used quote: %v", err)
+	}
+	if err := s.Checkpoint(ctx, "q_gone", "run2", p); !errors.Is(err, ErrQuoteNotFound) {
+		t.Fatalf("checkpoint of an unknown quote: %v", err)
+	}
+	if q, _ = s.Load(ctx, "q_c"); !q.Used || q.UsedAt.IsZero() {
+		t.Fatalf("consumed: %+v", q)
 	}
 }

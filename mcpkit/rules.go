@@ -43,6 +43,7 @@ func (c *Call) ruleFor(resp response) *mcp.CallToolResult {
 			c.kit.log.Warn("error rule template failed", "tool", t.Name, "rule", i, "error", c.redact(err.Error()))
 			continue
 		}
+		c.audit.Rule = i + 1
 		return errorResult(strings.TrimSpace(buf.String()))
 	}
 	return nil

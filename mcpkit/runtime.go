@@ -129,6 +129,9 @@ type Config struct {
 	ApprovalKey []byte
 	// Audit receives one JSON line per tool call; default Log.
 	Audit io.Writer
+	// ReadyChecks are more checks of /readyz (HTTP mode), besides the
+	// backend and a quote store that can be pinged (see health.go).
+	ReadyChecks []ReadyCheck
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 }
@@ -155,6 +158,11 @@ type Runtime struct {
 	// baseProblem says why base is nil: no usable base URL is configured
 	// (see settings.go).
 	baseProblem string
+	// ops: readiness, calls in progress, shutdown (health.go, drain.go).
+	ops operationsState
+	// stdioSession names the one session a stdio server serves, in the
+	// audit log (see Call.sessionID).
+	stdioSession string
 }
 
 func (k *Runtime) now() time.Time { return k.cfg.Now() }

@@ -73,6 +73,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		writeTO     = set.Duration("http-write-timeout", "HTTP_WRITE_TIMEOUT", approvalWindow+5*time.Minute, "HTTP mode: time to write the answer to a POST (it may wait for the user's approval)")
 		idleTO      = set.Duration("http-idle-timeout", "HTTP_IDLE_TIMEOUT", 2*time.Minute, "HTTP mode: close keep-alive connections idle this long")
 		maxResponse = set.Int("max-response-bytes", "MAX_RESPONSE_BYTES", 10<<20, "read at most this many bytes of a backend response; a larger one fails the call with a message saying so")
+		ops         = declareOperations(set, api)
 	)
 	fs.Usage = func() {
 		defer func() {
@@ -117,6 +118,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	set.positive("http-write-timeout", *writeTO, "15m")
 	set.positive("http-idle-timeout", *idleTO, "2m")
 	set.atLeast("max-response-bytes", *maxResponse, 1)
+	ops.check(set)
 	if len(set.errs) > 0 {
 		for _, e := range set.errs {
 			fmt.Fprintf(stderr, "%s: %s\n", api.Name, e)
@@ -140,11 +142,18 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "%s: --pass-through-auth needs --http: over stdio there is no incoming Authorization header\n", api.Name)
 		return 2
 	}
+	shared, err := ops.apply(api, &cfg, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", api.Name, err)
+		return 2
+	}
+	defer shared.close()
 	server, k, err := NewServer(api, cfg, register)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", api.Name, err)
 		return 2
 	}
+	shared.started(k, api)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -163,6 +172,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	return serveHTTP(ctx, server, k, httpOptions{
 		addr: *httpAddr, stateless: *stateless, trustHeaders: *trustHdrs, origins: commaList(*origins),
 		sessionTimeout: *sessionIdle, readTimeout: *readTO, writeTimeout: *writeTO, idleTimeout: *idleTO,
+		shutdownTimeout: *ops.shutdown,
 	}, stderr)
 }
 

@@ -55,9 +55,18 @@ func (k *Runtime) startWarnings() {
 // unconfigured is the result for a call this server cannot make as
 // configured, or nil. It is checked before the arguments: no argument can
 // fix it.
-func (k *Runtime) unconfigured(t *Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+func (c *Call) unconfigured() *mcp.CallToolResult {
+	if id, f := c.kit.unconfigured(c.tool, c.req); id != "" {
+		return errorResult(c.say(id, f))
+	}
+	return nil
+}
+
+// unconfigured says which message tells why the server cannot make a call
+// to t as configured, with its fields; "" when it can.
+func (k *Runtime) unconfigured(t *Tool, req *mcp.CallToolRequest) (string, M) {
 	if k.base == nil {
-		return errorResult(k.render("base_url_missing", t.Name, t.Messages, M{"problem": k.baseProblem, "fix": k.baseURLHelp()}))
+		return "base_url_missing", M{"problem": k.baseProblem, "fix": k.baseURLHelp()}
 	}
 	var header http.Header
 	if req != nil && req.Extra != nil {
@@ -72,10 +81,10 @@ func (k *Runtime) unconfigured(t *Tool, req *mcp.CallToolRequest) *mcp.CallToolR
 	}
 	for _, alts := range security {
 		if missing := k.missingFor(alts, header); len(missing) > 0 {
-			return errorResult(k.render("credentials_missing", t.Name, t.Messages, M{"settings": strings.Join(missing, ", or ")}))
+			return "credentials_missing", M{"settings": strings.Join(missing, ", or ")}
 		}
 	}
-	return nil
+	return "", nil
 }
 
 // missingFor returns, when no alternative of a security requirement can

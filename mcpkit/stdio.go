@@ -31,6 +31,7 @@ const (
 // batch the protocol no longer allows) and passes only frames go-sdk's
 // decoder accepts, so the session goes on.
 func stdioTransport(in io.Reader, out io.Writer, k *Runtime) mcp.Transport {
+	k.stdioSession = randomToken(6)
 	w := &frameWriter{w: out}
 	pr, pw := io.Pipe()
 	f := &frameFilter{reply: w.reply, forward: pw, log: k.log, kit: k}

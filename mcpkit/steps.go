@@ -264,6 +264,11 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 					return r.stopped(i, j, len(items), outcomeHeld, c.say("step_unknown_not_resent", M{"step": st.Name, "method": req.Method})), false
 				}
 			}
+			if !st.ReadOnly {
+				if res := r.checkpoint(i, j, len(items), req); res != nil {
+					return res, false
+				}
+			}
 			c.step = st.Name
 			resp := c.send(req)
 			outcome := OutcomeDone
@@ -512,9 +517,12 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 // quoteNotSaved is the result of a quote tool whose quote was not stored.
 func (c *Call) quoteNotSaved(err error) *mcp.CallToolResult {
 	if errors.Is(err, ErrQuoteStoreFull) {
-		c.kit.log.Warn("quote refused: the quote store is full", "tool", c.tool.Name)
+		c.kit.log.Warn("quote refused: the quote store is full", "tool", c.tool.Name, "error", c.redact(err.Error()))
 		return errorResult(c.say("quote_store_full", nil))
 	}
-	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "error", err.Error())
+	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "error", c.redact(err.Error()))
+	if errors.Is(err, ErrQuoteStoreUnavailable) {
+		return errorResult(c.say("quote_not_stored_unreachable", nil))
+	}
 	return errorResult(c.say("quote_not_stored", nil))
 }

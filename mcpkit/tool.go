@@ -123,11 +123,16 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 	}
 	s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
+		ctx, running := k.ops.calls.begin(ctx, t.Name, start)
+		defer k.ops.calls.end(running) // after the audit record below
 		var c *Call
 		defer func() {
 			if r := recover(); r != nil {
 				k.log.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 				res, err = errorResult(k.render("internal_error", t.Name, t.Messages, nil)), nil
+				if c != nil {
+					c.audit.said("internal_error")
+				}
 			}
 			if c != nil {
 				// Everything the client receives and the audit log records
@@ -139,8 +144,9 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		}()
 		var bad *mcp.CallToolResult
 		c, bad = k.newCall(ctx, req, t)
+		running.call.Store(c)
 		// What the server lacks comes first: no argument can fix it.
-		if missing := k.unconfigured(t, req); missing != nil {
+		if missing := c.unconfigured(); missing != nil {
 			return missing, nil
 		}
 		if bad != nil {

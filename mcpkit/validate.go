@@ -59,17 +59,19 @@ func (noLoader) Load(url string) (any, error) {
 }
 
 // validate returns nil, or a sentence per problem, each naming the argument
-// path ("items[0].price") and what was expected.
-func (v *validator) validate(args any) []string {
+// path ("items[0].price") and what was expected, and the top-level
+// arguments the problems are about (for the audit log), sorted.
+func (v *validator) validate(args any) (problems, names []string) {
 	err := v.schema.Validate(args)
 	if err == nil {
-		return nil
+		return nil, nil
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return []string{err.Error()}
+		return []string{err.Error()}, nil
 	}
 	seen := map[string]bool{}
+	about := map[string]bool{}
 	var out []string
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
@@ -78,6 +80,23 @@ func (v *validator) validate(args any) []string {
 				walk(c)
 			}
 			return
+		}
+		switch k := e.ErrorKind.(type) {
+		case *kind.Required:
+			if len(e.InstanceLocation) == 0 {
+				for _, n := range k.Missing {
+					about[n] = true
+				}
+			}
+		case *kind.AdditionalProperties:
+			if len(e.InstanceLocation) == 0 {
+				for _, n := range k.Properties {
+					about[n] = true
+				}
+			}
+		}
+		if len(e.InstanceLocation) > 0 {
+			about[e.InstanceLocation[0]] = true
 		}
 		msg := e.ErrorKind.LocalizedString(printer)
 		if _, extra := e.ErrorKind.(*kind.AdditionalProperties); extra && len(e.InstanceLocation) == 0 && v.args != "" {
@@ -97,7 +116,11 @@ func (v *validator) validate(args any) []string {
 	if len(out) > 8 {
 		out = append(out[:8], fmt.Sprintf("and %d more problems", len(out)-8))
 	}
-	return out
+	for n := range about {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return out, names
 }
 
 var printer = message.NewPrinter(language.English)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io/fs"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,7 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tailormcp/tailor/examples/backoffice/backend"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
@@ -27,6 +30,8 @@ var update = flag.Bool("update", false, "rewrite what every testdata/cases/<case
 //	stderr  what it prints on stderr (absent: nothing)
 //	exit    its exit code (absent: 0)
 //	out/    the files it writes, all of them below out/ (absent: none)
+//
+// A $NAME in cmd is one of caseVars, started for the case alone.
 var casesDir = filepath.Join(repoRoot, "testdata", "cases")
 
 // expected are the names in a case folder that are not inputs.
@@ -70,6 +75,15 @@ func runCase(t *testing.T, dir string) {
 		t.Fatalf("cmd must be one command line")
 	}
 	args := strings.Fields(line)
+	for i, a := range args {
+		args[i] = caseVar.ReplaceAllStringFunc(a, func(v string) string {
+			start, ok := caseVars[v[1:]]
+			if !ok {
+				t.Fatalf("cmd names %s, which is not one of the case variables (caseVars)", v)
+			}
+			return start(t)
+		})
+	}
 	work := t.TempDir()
 	inputs := files(t, dir, func(rel string) bool { return !slices.Contains(expected, strings.Split(rel, "/")[0]) })
 	for rel, content := range inputs {
@@ -148,6 +162,28 @@ func runCase(t *testing.T, dir string) {
 			t.Errorf("--format json is not JSON: %v", err)
 		}
 	}
+}
+
+// caseVars are what a $NAME in a case's cmd stands for, each started
+// afresh where a cmd names it: a back-office backend (the example's, on
+// loopback, with the story's clock) for tailor test's requests; $BACKEND2
+// is a second one (scenarios change the backend's data).
+var caseVars = map[string]func(t *testing.T) string{
+	"BACKEND":  shopBackend,
+	"BACKEND2": shopBackend,
+}
+
+// caseVar is a $NAME: the whole name, so that $BACKEND2 is not $BACKEND
+// followed by 2.
+var caseVar = regexp.MustCompile(`\$[A-Z][A-Z0-9_]*`)
+
+// shopBackend starts the back-office example's backend for the test's
+// duration and returns its URL.
+func shopBackend(t *testing.T) string {
+	shop := backend.New(func() time.Time { return time.Date(2026, 10, 5, 14, 0, 0, 0, time.UTC) })
+	srv := httptest.NewServer(shop.Handler())
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // files reads every file below root whose slash path relative to it keep

@@ -26,7 +26,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:           "tailor",
 		Short:         "Generate curated MCP servers from OpenAPI descriptions",
-		Long:          "tailor turns an OpenAPI description (plus, later, a YAML overlay) into a Go MCP server built on\ngithub.com/modelcontextprotocol/go-sdk: tools designed for an agent's task.",
+		Long:          "tailor turns an OpenAPI description (3.0, 3.1 or Swagger 2.0) into a Go MCP server built on\ngithub.com/modelcontextprotocol/go-sdk. Without an overlay every operation is a tool; a YAML overlay\nnext to the spec curates them into tools designed for an agent's task (tailor init drafts one).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       Version(),
@@ -38,6 +38,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.AddCommand(newGenerateCmd())
 	root.AddCommand(newDiffCmd(), newLintCmd(), newCheckCmd(), newInitCmd(), newMCPConfigCmd())
 	root.AddCommand(newServeCmd(), newMessagesCmd())
+	root.AddCommand(newReportCmd(), newTestCmd())
 
 	err := root.Execute()
 	if err == nil {

@@ -16,10 +16,11 @@ func newGenerateCmd() *cobra.Command {
 		Use:   "generate --spec FILE --out DIR [--package NAME]",
 		Short: "Generate a Go MCP server from an OpenAPI description",
 		Long: `generate reads an OpenAPI 3.0/3.1 or Swagger 2.0 description (YAML or JSON) and writes a Go
-package with one MCP tool per operation. Problems in the spec that do not block generation are
-printed to stderr as warnings; problems that do are printed as file:line:col errors.`,
+package: one MCP tool per operation, or, with --overlay, the tool set the overlay curates. Problems
+in the spec that do not block generation are printed to stderr as warnings; problems that do are
+printed as file:line:col errors.`,
 		Example: `  # A package in ./mcpserver, plus a runnable ./mcpserver/cmd/petstore/main.go:
-  tailor generate --spec openapi.yaml --out ./mcpserver --package mcpserver --main
+  tailor generate --spec openapi.yaml --out ./mcpserver --package mcpserver --name petstore --main
 
   # The curated tool set described by an overlay:
   tailor generate --spec openapi.yaml --overlay tools.yaml --out ./mcpserver --main

@@ -2,6 +2,7 @@ package diag
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -38,6 +39,19 @@ func Nearest(s string, candidates []string) string {
 func DidYouMean(s string, candidates []string) string {
 	if best := Nearest(s, candidates); best != "" {
 		return fmt.Sprintf("; did you mean `%s`?", best)
+	}
+	return ""
+}
+
+// Suggest is DidYouMean, or, when no candidate is close and there are
+// few, "; expected one of: a, b, c" (sorted): the end of a message about
+// an unknown key or name in one of tailor's YAML files.
+func Suggest(s string, candidates []string) string {
+	if hint := DidYouMean(s, candidates); hint != "" {
+		return hint
+	}
+	if len(candidates) > 0 && len(candidates) <= 20 {
+		return "; expected one of: " + strings.Join(slices.Sorted(slices.Values(candidates)), ", ")
 	}
 	return ""
 }

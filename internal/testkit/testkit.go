@@ -144,10 +144,18 @@ type Server struct {
 	// Process is the server's process (its memory, in soak tests).
 	Process *os.Process
 	stderr  *syncBuffer
+	// exited yields the exit code of an HTTP server's process (and is
+	// refilled, so every reader sees it).
+	exited chan int
 }
 
 // Stderr returns what the server has logged so far.
-func (s *Server) Stderr() string { return s.stderr.String() }
+func (s *Server) Stderr() string {
+	if s.stderr == nil {
+		return "(a session through a proxy: see the servers' own stderr)"
+	}
+	return s.stderr.String()
+}
 
 // WaitStderr waits up to 5 s for the server's stderr to satisfy ok, and
 // returns it; the test fails, saying what it waited for, when it does not.
@@ -229,16 +237,31 @@ func StartHTTPClient(t testing.TB, bin string, env []string, hc *http.Client, ar
 // StartHTTPOptions is StartHTTPClient with the MCP client's options.
 func StartHTTPOptions(t testing.TB, bin string, env []string, hc *http.Client, opts *mcp.ClientOptions, args ...string) *Server {
 	t.Helper()
+	s := RunHTTP(t, bin, env, args...)
+	s.Session = ConnectHTTP(t, s.Endpoint, hc, opts)
+	return s
+}
+
+// RunHTTP runs bin with --http on a free loopback port and waits until it
+// listens; it connects no client (Session is nil).
+func RunHTTP(t testing.TB, bin string, env []string, args ...string) *Server {
+	t.Helper()
 	cmd := exec.Command(bin, append(append([]string(nil), args...), "--http", "127.0.0.1:0")...)
 	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
 	buf := &syncBuffer{}
 	cmd.Stderr = io.MultiWriter(buf, pw)
 	must(t, cmd.Start())
+	exited := make(chan int, 1)
+	go func() {
+		cmd.Wait()
+		exited <- cmd.ProcessState.ExitCode()
+		pw.Close()
+	}()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
-		cmd.Wait()
-		pw.Close()
+		code := <-exited
+		exited <- code
 	})
 	urlc := make(chan string, 1)
 	go func() {
@@ -257,15 +280,34 @@ func StartHTTPOptions(t testing.TB, bin string, env []string, hc *http.Client, o
 	case <-time.After(20 * time.Second):
 		t.Fatalf("server did not start listening\nstderr:\n%s", buf.String())
 	}
+	return &Server{Endpoint: endpoint, Process: cmd.Process, stderr: buf, exited: exited}
+}
+
+// ConnectHTTP opens a go-sdk client session on an MCP endpoint URL (a
+// server's, or a proxy's in front of several).
+func ConnectHTTP(t testing.TB, endpoint string, hc *http.Client, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "tailor-test", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	sess, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, nil)
 	if err != nil {
-		t.Fatalf("connect over HTTP: %v\nstderr:\n%s", err, buf.String())
+		t.Fatalf("connect over HTTP to %s: %v", endpoint, err)
 	}
 	t.Cleanup(func() { sess.Close() })
-	return &Server{Session: sess, Endpoint: endpoint, Process: cmd.Process, stderr: buf}
+	return sess
+}
+
+// Wait waits up to d for an HTTP server's process to exit and returns its
+// exit code (-1 if it did not).
+func (s *Server) Wait(d time.Duration) int {
+	select {
+	case code := <-s.exited:
+		s.exited <- code
+		return code
+	case <-time.After(d):
+		return -1
+	}
 }
 
 // Connect opens another client session on an HTTP server, as a different

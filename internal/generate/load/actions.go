@@ -7,6 +7,7 @@ import (
 
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/yamlwalk"
 )
 
 // loadPatched loads the spec after an overlay's OpenAPI Overlay actions:
@@ -29,13 +30,13 @@ func loadPatched(path string, data []byte, opts Options) (*Spec, error) {
 		// Let the loader report the syntax error with its position.
 		return loadText(path, data, opts)
 	}
-	patchedDoc, ds := overlay.ApplyActions(overlay.JSONable(doc), opts.Actions, opts.Strict)
+	patchedDoc, ds := overlay.ApplyActions(yamlwalk.JSONable(doc), opts.Actions, opts.Strict)
 	l := &diag.List{}
 	l.Add(ds...)
 	if err := l.Err(); err != nil {
 		return nil, err
 	}
-	patched, err := newPatchedSpec(&root, overlay.JSONable(original), patchedDoc)
+	patched, err := newPatchedSpec(&root, yamlwalk.JSONable(original), patchedDoc)
 	if err != nil {
 		return nil, diag.At(diag.Pos{File: opts.ActionsFile}, "the spec cannot be re-encoded after the overlay's actions: %v", err)
 	}

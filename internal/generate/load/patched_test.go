@@ -8,7 +8,7 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
-	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/yamlwalk"
 )
 
 // The line of every member of the patched text maps back to the line of
@@ -38,7 +38,7 @@ func TestPatchedLinesMapBack(t *testing.T) {
 			if err := root.Decode(&b); err != nil {
 				t.Fatal(err)
 			}
-			p, err := newPatchedSpec(&root, overlay.JSONable(a), overlay.JSONable(b))
+			p, err := newPatchedSpec(&root, yamlwalk.JSONable(a), yamlwalk.JSONable(b))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -12,152 +11,55 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/yamlwalk"
 )
 
-// decoder walks the YAML node tree, checking keys and types as it goes and
-// collecting every problem rather than stopping at the first.
+// decoder walks the overlay's YAML node tree (yamlwalk: keys and types
+// checked as it goes, every problem collected), into the typed values.
 type decoder struct {
-	path  string
-	diags *diag.List
+	yamlwalk.Walker
 	lines []string // of the file, to place text inside string values
 }
 
-func (d *decoder) pos(n *yaml.Node) diag.Pos {
-	return diag.Pos{File: d.path, Line: n.Line, Col: n.Column}
-}
-
-func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
-	d.diags.Errorf(d.pos(n), "", format, args...)
-}
-
-// fields walks a mapping, calling the handler of each known key; unknown
-// keys are errors that suggest the nearest known one.
-func (d *decoder) fields(n *yaml.Node, where string, handlers map[string]func(key, val *yaml.Node)) {
-	n = resolveAlias(n)
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "%s must be a mapping, not %s", where, kindName(n))
-		return
-	}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolveAlias(n.Content[i+1])
-		h, ok := handlers[k.Value]
-		if !ok {
-			known := make([]string, 0, len(handlers))
-			for name := range handlers {
-				known = append(known, name)
-			}
-			d.errorf(k, "unknown key `%s` in %s%s", k.Value, where, suggest(k.Value, known))
-			continue
-		}
-		if first := seen[k.Value]; first != nil {
-			d.errorf(k, "`%s` appears twice in %s (first at line %d)", k.Value, where, first.Line)
-			continue
-		}
-		seen[k.Value] = k
-		h(k, v)
-	}
-}
-
-// entries walks a mapping whose keys are names chosen by the user.
-func (d *decoder) entries(n *yaml.Node, where string, each func(key, val *yaml.Node)) {
-	n = resolveAlias(n)
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "%s must be a mapping, not %s", where, kindName(n))
-		return
-	}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if first := seen[k.Value]; first != nil {
-			d.errorf(k, "`%s` appears twice in %s (first at line %d)", k.Value, where, first.Line)
-			continue
-		}
-		seen[k.Value] = k
-		each(k, resolveAlias(n.Content[i+1]))
-	}
-}
-
-func (d *decoder) str(n *yaml.Node, what string) (string, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		d.errorf(n, "%s must be a string, not %s", what, kindName(n))
-		return "", false
-	}
-	if n.Tag != "!!str" && n.Tag != "" {
-		// Numbers and booleans are accepted where text is expected only when
-		// quoted, so that `name: 0123` does not silently change meaning.
-		d.errorf(n, "%s must be a string; quote it: \"%s\"", what, n.Value)
-		return "", false
-	}
-	return n.Value, true
-}
-
 func (d *decoder) strPtr(n *yaml.Node, what string) *string {
-	if s, ok := d.str(n, what); ok {
+	if s, ok := d.Str(n, what); ok {
 		return &s
 	}
 	return nil
 }
 
-func (d *decoder) boolean(n *yaml.Node, what string) (bool, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		d.errorf(n, "%s must be true or false, not %s", what, describe(n))
-		return false, false
-	}
-	b, _ := strconv.ParseBool(n.Value)
-	return b, true
-}
-
 func (d *decoder) boolPtr(n *yaml.Node, what string) *bool {
-	if b, ok := d.boolean(n, what); ok {
+	if b, ok := d.Bool(n, what); ok {
 		return &b
 	}
 	return nil
 }
 
 func (d *decoder) number(n *yaml.Node, what string) *float64 {
-	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") {
-		d.errorf(n, "%s must be a number, not %s", what, describe(n))
-		return nil
+	if f, ok := d.Number(n, what); ok {
+		return &f
 	}
-	f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
-	if err != nil {
-		d.errorf(n, "%s: %q is not a number", what, n.Value)
-		return nil
-	}
-	return &f
+	return nil
 }
 
 func (d *decoder) integer(n *yaml.Node, what string) *int {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		d.errorf(n, "%s must be a whole number, not %s", what, describe(n))
-		return nil
+	if i, ok := d.Count(n, what); ok {
+		return &i
 	}
-	i, err := strconv.Atoi(strings.ReplaceAll(n.Value, "_", ""))
-	if err != nil || i < 0 {
-		d.errorf(n, "%s must be a whole number of zero or more, not %s", what, n.Value)
-		return nil
-	}
-	return &i
+	return nil
 }
 
 // value decodes any YAML value into JSON-compatible Go values.
 func (d *decoder) value(n *yaml.Node) *Value {
-	var v any
-	if err := n.Decode(&v); err != nil {
-		d.errorf(n, "cannot read value: %v", err)
-		return nil
+	if v, ok := d.Value(n); ok {
+		return &Value{V: v, Pos: d.Pos(n)}
 	}
-	return &Value{V: jsonable(v), Pos: d.pos(n)}
+	return nil
 }
 
 func (d *decoder) list(n *yaml.Node, what string) []any {
-	if n.Kind != yaml.SequenceNode {
-		d.errorf(n, "%s must be a list, not %s", what, kindName(n))
-		return nil
-	}
 	var out []any
-	for _, e := range n.Content {
+	for _, e := range d.Items(n, what) {
 		if v := d.value(e); v != nil {
 			out = append(out, v.V)
 		}
@@ -168,11 +70,11 @@ func (d *decoder) list(n *yaml.Node, what string) []any {
 // text reads a string that the curate stage looks into (a template, a
 // path), noting where its characters are in the file.
 func (d *decoder) text(n *yaml.Node, what string) (Text, bool) {
-	s, ok := d.str(n, what)
+	s, ok := d.Str(n, what)
 	if !ok {
 		return Text{}, false
 	}
-	t := Text{S: s, Pos: d.pos(n), Start: d.pos(n)}
+	t := Text{S: s, Pos: d.Pos(n), Start: d.Pos(n)}
 	lines := strings.Split(s, "\n")
 	switch {
 	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
@@ -254,7 +156,7 @@ func (d *decoder) texts(n *yaml.Node, what string) []Text {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		d.errorf(n, "%s must be a list of strings, not %s", what, kindName(n))
+		d.Errorf(n, "%s must be a list of strings, not %s", what, diag.Describe(n))
 		return nil
 	}
 	var out []Text
@@ -264,89 +166,6 @@ func (d *decoder) texts(n *yaml.Node, what string) []Text {
 		}
 	}
 	return out
-}
-
-// JSONable converts values decoded by yaml.v3 into the shapes
-// encoding/json produces (map[string]any, float64), in place.
-func JSONable(v any) any { return jsonable(v) }
-
-// jsonable converts YAML-decoded values (map[string]any from yaml.v3, ints)
-// into the shapes encoding/json produces.
-func jsonable(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = jsonable(e)
-		}
-		return x
-	case map[any]any:
-		m := map[string]any{}
-		for k, e := range x {
-			m[fmt.Sprint(k)] = jsonable(e)
-		}
-		return m
-	case []any:
-		for i, e := range x {
-			x[i] = jsonable(e)
-		}
-		return x
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case uint64:
-		return float64(x)
-	}
-	return v
-}
-
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		return describe(n)
-	}
-	return "empty"
-}
-
-func describe(n *yaml.Node) string {
-	if n.Kind != yaml.ScalarNode {
-		return kindName(n)
-	}
-	switch n.Tag {
-	case "!!null":
-		return "empty"
-	case "!!str":
-		return fmt.Sprintf("the text %q", n.Value)
-	case "!!bool":
-		return "the boolean " + n.Value
-	case "!!int", "!!float":
-		return "the number " + n.Value
-	}
-	return strconv.Quote(n.Value)
-}
-
-// suggest returns " (did you mean `x`?)" for the known name nearest to s,
-// or "" when none is close, or the list of names when there are few.
-func suggest(s string, known []string) string {
-	if hint := diag.DidYouMean(s, known); hint != "" {
-		return hint
-	}
-	if len(known) > 0 && len(known) <= 20 {
-		sort.Strings(known)
-		return "; expected one of: " + strings.Join(known, ", ")
-	}
-	return ""
 }
 
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)

@@ -6,6 +6,7 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/yamlwalk"
 )
 
 // LintDisable switches one `tailor lint` rule off for a tool. Which rule
@@ -19,30 +20,30 @@ type LintDisable struct {
 // lint reads a tool's `lint: {disable: [{rule: ID, reason: "..."}]}`.
 func (d *decoder) lint(n *yaml.Node) []*LintDisable {
 	var out []*LintDisable
-	d.fields(n, "lint", map[string]func(k, v *yaml.Node){
+	d.Fields(n, "lint", map[string]func(k, v *yaml.Node){
 		"disable": func(k, v *yaml.Node) {
-			v = resolveAlias(v)
+			v = yamlwalk.Resolve(v)
 			if v.Kind != yaml.SequenceNode {
-				d.errorf(v, "lint.disable must be a list such as `- {rule: identity-param, reason: \"staff look up any customer\"}`, not %s", kindName(v))
+				d.Errorf(v, "lint.disable must be a list such as `- {rule: identity-param, reason: \"staff look up any customer\"}`, not %s", diag.Describe(v))
 				return
 			}
 			for _, e := range v.Content {
-				l := &LintDisable{Pos: d.pos(e)}
-				d.fields(e, "lint.disable entry", map[string]func(k, v *yaml.Node){
+				l := &LintDisable{Pos: d.Pos(e)}
+				d.Fields(e, "lint.disable entry", map[string]func(k, v *yaml.Node){
 					"rule": func(k, v *yaml.Node) {
-						l.Rule, _ = d.str(v, "rule")
-						l.Pos = d.pos(v)
+						l.Rule, _ = d.Str(v, "rule")
+						l.Pos = d.Pos(v)
 					},
-					"reason": func(k, v *yaml.Node) { l.Reason, _ = d.str(v, "reason") },
+					"reason": func(k, v *yaml.Node) { l.Reason, _ = d.Str(v, "reason") },
 				})
-				if resolveAlias(e).Kind != yaml.MappingNode {
+				if yamlwalk.Resolve(e).Kind != yaml.MappingNode {
 					continue
 				}
 				if l.Rule == "" {
-					d.errorf(e, "lint.disable entry needs `rule:`, the id of the lint rule to switch off")
+					d.Errorf(e, "lint.disable entry needs `rule:`, the id of the lint rule to switch off")
 				}
 				if strings.TrimSpace(l.Reason) == "" {
-					d.errorf(e, "lint.disable entry needs `reason:`: say why the rule does not apply to this tool, for the next reader")
+					d.Errorf(e, "lint.disable entry needs `reason:`: say why the rule does not apply to this tool, for the next reader")
 				}
 				out = append(out, l)
 			}
@@ -54,14 +55,14 @@ func (d *decoder) lint(n *yaml.Node) []*LintDisable {
 // toolSetLint reads the top-level `lint: {budget: TOKENS}`.
 func (d *decoder) toolSetLint(n *yaml.Node) Lint {
 	var l Lint
-	d.fields(n, "lint", map[string]func(k, v *yaml.Node){
+	d.Fields(n, "lint", map[string]func(k, v *yaml.Node){
 		"budget": func(k, v *yaml.Node) {
 			if b := d.integer(v, "lint.budget"); b != nil {
 				if *b == 0 {
-					d.errorf(v, "lint.budget must be a number of tokens above zero (leave it out for no budget of your own)")
+					d.Errorf(v, "lint.budget must be a number of tokens above zero (leave it out for no budget of your own)")
 					return
 				}
-				l.Budget, l.BudgetPos = *b, d.pos(v)
+				l.Budget, l.BudgetPos = *b, d.Pos(v)
 			}
 		},
 	})

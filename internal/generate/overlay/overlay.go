@@ -30,6 +30,7 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/yamlwalk"
 )
 
 // Version is the overlay format version this package reads.
@@ -304,15 +305,15 @@ func ParsePartial(path string, data []byte) (*Overlay, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, diag.YAML(path, err)
 	}
-	d := &decoder{path: path, diags: &diag.List{}, lines: strings.Split(string(data), "\n")}
+	d := &decoder{Walker: yamlwalk.New(path), lines: strings.Split(string(data), "\n")}
 	sum := sha256.Sum256(data)
 	o := &Overlay{Path: path, SHA256: hex.EncodeToString(sum[:]), Include: Include{Mode: "listed"}}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		d.errorf(&doc, "the overlay is empty: it needs at least `tailor: %d`", Version)
-		return nil, d.diags.Err()
+		d.Errorf(&doc, "the overlay is empty: it needs at least `tailor: %d`", Version)
+		return nil, d.Diags.Err()
 	}
 	d.overlay(doc.Content[0], o)
-	if err := d.diags.Err(); err != nil {
+	if err := d.Diags.Err(); err != nil {
 		if o.Version != Version {
 			return nil, err
 		}

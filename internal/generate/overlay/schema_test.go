@@ -17,6 +17,7 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/yamlwalk"
 	"github.com/tailormcp/tailor/mcpkit"
 	"github.com/tailormcp/tailor/overlays"
 )
@@ -109,7 +110,7 @@ func validate(s *jsonschema.Schema, data []byte) error {
 	if err := yaml.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	return s.Validate(overlay.JSONable(v))
+	return s.Validate(yamlwalk.JSONable(v))
 }
 
 func TestSchemaCompiles(t *testing.T) {

@@ -1,31 +1,23 @@
 package diff
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/tailormcp/tailor/internal/review/formats"
 )
 
 // Formats lists the formats Write knows.
-var Formats = []string{"table", "markdown", "json"}
+var Formats = formats.Names
 
 // Write renders r in format: "table" (a terminal table), "markdown" (for a
 // pull-request comment) or "json".
 func Write(w io.Writer, r *Report, format string) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
-	case "markdown":
-		return writeMarkdown(w, r)
-	case "table", "":
-		return writeTable(w, r)
-	}
-	return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
+	return formats.Write(w, format, r,
+		func(w io.Writer) error { return writeTable(w, r) },
+		func(w io.Writer) error { return writeMarkdown(w, r) })
 }
 
 func args(l []Arg, sep string) string {

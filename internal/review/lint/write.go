@@ -1,10 +1,11 @@
 package lint
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tailormcp/tailor/internal/review/formats"
 )
 
 // Formats lists the formats Write knows.
@@ -18,10 +19,7 @@ func Write(w io.Writer, r *Result, format string) error {
 			*Result
 			Rules []Rule `json:"rules"`
 		}{r, fired(r)}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		return formats.JSON(w, out)
 	}
 	for _, f := range r.Findings {
 		fmt.Fprintln(w, f.String())

@@ -1,0 +1,289 @@
+package mcpkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisQuoteStore keeps quotes in Redis, so that replicas of a server
+// share them: a quote made on one is confirmed on another, and single use
+// holds across all of them. Every QuoteStore method is one server-side
+// atomic step (a Lua script, or one command), so the check and the change
+// of a reservation can never interleave with another replica's.
+//
+// Keys, under a prefix per server (several servers can share one Redis):
+//
+//	<prefix>:quote:<id>  a hash: the quote as JSON ("q"), its reservation
+//	                     ("by", "until" in Unix ms), when it was used
+//	                     ("used"), the run's progress as JSON ("progress");
+//	                     it expires natively (PEXPIREAT) Keep after the
+//	                     quote does, so a late confirm hears "expired".
+//	<prefix>:quotes      a sorted set of the quote ids by expiry (Unix ms):
+//	                     the live count that bounds the store.
+//
+// The store is bounded like the memory store: Save drops the index
+// entries of quotes gone (their keys expired), and at MaxQuotes drops
+// expired quotes that hold no progress, oldest first, then refuses new
+// quotes with ErrQuoteStoreFull, all in the one script. Each Save does a
+// bounded amount of that work. Redis's own maxmemory (with the noeviction
+// policy) bounds the bytes; a write Redis refuses for memory is
+// ErrQuoteStoreFull too.
+//
+// Times come from the callers (as with the memory store): the replicas'
+// clocks must agree to within a few seconds.
+//
+// A failure to reach Redis, or a command that does not answer within the
+// client's timeouts, is an error wrapping ErrQuoteStoreUnavailable; the
+// client never retries a command (a script whose answer was lost may have
+// run), so such an error leaves the caller not knowing, and doing nothing
+// further.
+type RedisQuoteStore struct {
+	client redis.UniversalClient
+	prefix string
+	// Keep is how long quotes are kept after they expire (default 1h).
+	Keep time.Duration
+	// MaxQuotes bounds the quotes kept (0: DefaultMaxQuotes).
+	MaxQuotes int
+}
+
+// NewRedisQuoteStore returns a store on client whose keys start with
+// prefix + ":".
+func NewRedisQuoteStore(client redis.UniversalClient, prefix string) *RedisQuoteStore {
+	return &RedisQuoteStore{client: client, prefix: prefix, Keep: time.Hour}
+}
+
+func (s *RedisQuoteStore) quoteKey(id string) string { return s.prefix + ":quote:" + id }
+func (s *RedisQuoteStore) indexKey() string          { return s.prefix + ":quotes" }
+
+// Answers of the scripts (other than "ok").
+var scriptAnswers = map[string]error{
+	"not_found":    ErrQuoteNotFound,
+	"used":         ErrQuoteUsed,
+	"reserved":     ErrQuoteReserved,
+	"not_reserved": ErrQuoteNotReserved,
+	"full":         ErrQuoteStoreFull,
+}
+
+// saveScript: KEYS quote, index; ARGV id, quote JSON, now, expires,
+// keep-until (Unix ms), the cap, the quote key's prefix.
+var saveScript = redis.NewScript(`
+local now, expires, cap = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[6])
+local keep = tonumber(ARGV[5]) - expires
+-- Index entries of quotes past their keep time: their keys are gone or
+-- going; a bounded batch per save keeps every save O(1) amortized.
+local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - keep, 'LIMIT', 0, 256)
+for _, id in ipairs(gone) do
+  redis.call('DEL', ARGV[7] .. id)
+  redis.call('ZREM', KEYS[2], id)
+end
+redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('ZCARD', KEYS[2]) >= cap then
+  -- Expired quotes are kept only for a kinder message; a run that stopped
+  -- part-way is kept for its resumption.
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[3], 'LIMIT', 0, 256)
+  for _, id in ipairs(expired) do
+    if redis.call('HEXISTS', ARGV[7] .. id, 'progress') == 0 then
+      redis.call('DEL', ARGV[7] .. id)
+      redis.call('ZREM', KEYS[2], id)
+    end
+  end
+  if redis.call('ZCARD', KEYS[2]) >= cap then
+    return 'full'
+  end
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'q', ARGV[2])
+redis.call('PEXPIREAT', KEYS[1], ARGV[5])
+redis.call('ZADD', KEYS[2], expires, ARGV[1])
+return 'ok'
+`)
+
+// reserveScript: KEYS quote; ARGV from, to, until, now (Unix ms).
+var reserveScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'not_found' end
+local f = redis.call('HMGET', KEYS[1], 'used', 'by', 'until')
+if f[1] then return 'used' end
+if ARGV[1] == '' then
+  if f[2] and f[2] ~= '' and tonumber(ARGV[4]) < tonumber(f[3]) then return 'reserved' end
+elseif f[2] ~= ARGV[1] then
+  return 'not_reserved'
+end
+redis.call('HSET', KEYS[1], 'by', ARGV[2], 'until', ARGV[3])
+return 'ok'
+`)
+
+// releaseScript: KEYS quote; ARGV token, progress JSON ("": none).
+var releaseScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'not_found' end
+if ARGV[1] == '' or redis.call('HGET', KEYS[1], 'by') ~= ARGV[1] then return 'not_reserved' end
+redis.call('HDEL', KEYS[1], 'by', 'until')
+if ARGV[2] == '' then
+  redis.call('HDEL', KEYS[1], 'progress')
+else
+  redis.call('HSET', KEYS[1], 'progress', ARGV[2])
+end
+return 'ok'
+`)
+
+// checkpointScript: KEYS quote; ARGV token, progress JSON ("": none).
+var checkpointScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'not_found' end
+local f = redis.call('HMGET', KEYS[1], 'used', 'by')
+if f[1] then return 'used' end
+if ARGV[1] == '' or f[2] ~= ARGV[1] then return 'not_reserved' end
+if ARGV[2] == '' then
+  redis.call('HDEL', KEYS[1], 'progress')
+else
+  redis.call('HSET', KEYS[1], 'progress', ARGV[2])
+end
+return 'ok'
+`)
+
+// consumeScript: KEYS quote; ARGV token, used at (Unix ms).
+var consumeScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'not_found' end
+local f = redis.call('HMGET', KEYS[1], 'used', 'by')
+if f[1] then return 'used' end
+if ARGV[1] == '' or f[2] ~= ARGV[1] then return 'not_reserved' end
+redis.call('HSET', KEYS[1], 'used', ARGV[2])
+redis.call('HDEL', KEYS[1], 'by', 'until')
+return 'ok'
+`)
+
+func (s *RedisQuoteStore) run(ctx context.Context, script *redis.Script, keys []string, args ...any) error {
+	answer, err := script.Run(ctx, s.client, keys, args...).Text()
+	if err != nil {
+		return redisError(err)
+	}
+	if answer == "ok" {
+		return nil
+	}
+	if e, ok := scriptAnswers[answer]; ok {
+		return e
+	}
+	return fmt.Errorf("quote store: unexpected answer %q", answer)
+}
+
+// redisError classifies a Redis failure: out of memory is a full store;
+// anything else means the store cannot be used now.
+func redisError(err error) error {
+	if strings.HasPrefix(err.Error(), "OOM ") {
+		return fmt.Errorf("%w: %w", ErrQuoteStoreFull, err)
+	}
+	return fmt.Errorf("%w: %w", ErrQuoteStoreUnavailable, err)
+}
+
+func (s *RedisQuoteStore) Save(ctx context.Context, q *Quote) error {
+	stored := *q
+	stored.Used, stored.UsedAt, stored.ReservedBy, stored.ReservedUntil, stored.Progress = false, time.Time{}, "", time.Time{}, nil
+	data, err := json.Marshal(&stored)
+	if err != nil {
+		return err
+	}
+	limit := s.MaxQuotes
+	if limit <= 0 {
+		limit = DefaultMaxQuotes
+	}
+	keepUntil := q.Expires.Add(s.Keep)
+	return s.run(ctx, saveScript, []string{s.quoteKey(q.ID), s.indexKey()},
+		q.ID, data, q.Created.UnixMilli(), q.Expires.UnixMilli(), keepUntil.UnixMilli(), limit, s.quoteKey(""))
+}
+
+func (s *RedisQuoteStore) Load(ctx context.Context, id string) (*Quote, error) {
+	f, err := s.client.HGetAll(ctx, s.quoteKey(id)).Result()
+	if err != nil {
+		return nil, redisError(err)
+	}
+	data, ok := f["q"]
+	if !ok {
+		return nil, ErrQuoteNotFound
+	}
+	var q Quote
+	if err := decodeNumbers(data, &q); err != nil {
+		return nil, fmt.Errorf("quote store: quote %s does not read: %w", id, err)
+	}
+	q.ReservedBy = f["by"]
+	q.ReservedUntil = unixMilli(f["until"])
+	if used := unixMilli(f["used"]); !used.IsZero() {
+		q.Used, q.UsedAt = true, used
+	}
+	if p, ok := f["progress"]; ok && p != "" {
+		q.Progress = &Progress{}
+		if err := decodeNumbers(p, q.Progress); err != nil {
+			return nil, fmt.Errorf("quote store: the progress of quote %s does not read: %w", id, err)
+		}
+	}
+	return &q, nil
+}
+
+// decodeNumbers reads JSON keeping numbers as json.Number, as the call
+// that made the quote had them: 64-bit ids stay exact, and templates see
+// the same values on every replica.
+func decodeNumbers(data string, v any) error {
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+func unixMilli(s string) time.Time {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(n)
+}
+
+func (s *RedisQuoteStore) Reserve(ctx context.Context, id string, r Reservation) error {
+	return s.run(ctx, reserveScript, []string{s.quoteKey(id)}, r.From, r.To, r.Until.UnixMilli(), r.Now.UnixMilli())
+}
+
+func (s *RedisQuoteStore) Release(ctx context.Context, id, token string, progress *Progress) error {
+	p, err := progressJSON(progress)
+	if err != nil {
+		return err
+	}
+	return s.run(ctx, releaseScript, []string{s.quoteKey(id)}, token, p)
+}
+
+func (s *RedisQuoteStore) Checkpoint(ctx context.Context, id, token string, progress *Progress) error {
+	p, err := progressJSON(progress)
+	if err != nil {
+		return err
+	}
+	return s.run(ctx, checkpointScript, []string{s.quoteKey(id)}, token, p)
+}
+
+func (s *RedisQuoteStore) Consume(ctx context.Context, id, token string, at time.Time) error {
+	return s.run(ctx, consumeScript, []string{s.quoteKey(id)}, token, at.UnixMilli())
+}
+
+func progressJSON(p *Progress) (string, error) {
+	if p == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(p)
+	return string(b), err
+}
+
+// Len is the number of quotes the index holds (tests and metrics).
+func (s *RedisQuoteStore) Len(ctx context.Context) (int, error) {
+	n, err := s.client.ZCard(ctx, s.indexKey()).Result()
+	if err != nil {
+		return 0, redisError(err)
+	}
+	return int(n), nil
+}
+
+// Ping checks that Redis answers: the server's readiness check.
+func (s *RedisQuoteStore) Ping(ctx context.Context) error {
+	if err := s.client.Ping(ctx).Err(); err != nil {
+		return redisError(err)
+	}
+	return nil
+}
