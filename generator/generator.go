@@ -66,11 +66,16 @@ type Output struct {
 	Spec *load.Spec
 	// Overlay is the parsed overlay; nil without one.
 	Overlay *overlay.Overlay
-	// Raw is the tool set of the spec as it is: one tool per operation.
+	// Raw is the spec's tool set, one tool per operation, as curation
+	// starts from it: after the overlay's actions (Unpatched is before).
 	// Curated is the overlay's tool set (Raw itself without an overlay).
 	Raw, Curated *ir.API
 
 	opts Options
+	// load and model are the stages' options, for Unpatched.
+	load      load.Options
+	model     model.Options
+	unpatched *ir.API
 	// warnings are the stages' warnings so far (see Warnings).
 	warnings  []diag.Diagnostic
 	validated bool
@@ -120,17 +125,11 @@ func Run(opts Options) (*Output, error) {
 	if ov != nil {
 		lo.Actions, lo.ActionsFile = ov.Actions, opts.OverlayPath
 	}
-	var spec *load.Spec
-	var err error
-	if opts.SpecData != nil {
-		spec, err = load.LoadData(opts.SpecPath, opts.SpecData, lo)
-	} else {
-		spec, err = load.Load(opts.SpecPath, lo)
-	}
+	spec, err := loadSpec(opts, lo)
 	if err != nil {
 		return nil, err
 	}
-	out := &Output{Spec: spec, Overlay: ov, opts: opts}
+	out := &Output{Spec: spec, Overlay: ov, opts: opts, load: lo}
 	// Warnings that know a JSON pointer but no line get the pointer's
 	// (Swagger 2.0 keeps no positions through its conversion), and
 	// positions in a spec the overlay's actions patched point back into
@@ -147,7 +146,8 @@ func Run(opts Options) (*Output, error) {
 	if name == "" && opts.Package != "" && opts.Package != "main" {
 		name = opts.Package
 	}
-	raw, modelWarnings := model.Raw(spec, model.Options{Name: name, EnvPrefix: opts.EnvPrefix})
+	out.model = model.Options{Name: name, EnvPrefix: opts.EnvPrefix}
+	raw, modelWarnings := model.Raw(spec, out.model)
 	spec.Place(modelWarnings)
 	out.Raw = raw
 
@@ -188,6 +188,38 @@ func Run(opts Options) (*Output, error) {
 		}
 	}
 	return out, nil
+}
+
+// loadSpec loads the run's spec, from SpecData when it is set.
+func loadSpec(opts Options, lo load.Options) (*load.Spec, error) {
+	if opts.SpecData != nil {
+		return load.LoadData(opts.SpecPath, opts.SpecData, lo)
+	}
+	return load.Load(opts.SpecPath, lo)
+}
+
+// Unpatched is the raw tool set of the spec as written, before the
+// overlay's OpenAPI Overlay actions changed it; Raw is that of the patched
+// spec. The spec as written is a document of its own, loaded when first
+// asked for: tailor diff shows it on its raw side, so that the reviewer
+// sees what the actions changed. Without actions it is Raw.
+func (o *Output) Unpatched() (*ir.API, error) {
+	if o.Overlay == nil || len(o.Overlay.Actions) == 0 {
+		return o.Raw, nil
+	}
+	if o.unpatched == nil {
+		lo := o.load
+		lo.Actions, lo.ActionsFile = nil, ""
+		// Not validated, its warnings not reported: the run's are those
+		// of the spec it curates.
+		lo.SkipValidation, lo.ValidateInBackground = true, false
+		spec, err := loadSpec(o.opts, lo)
+		if err != nil {
+			return nil, err
+		}
+		o.unpatched, _ = model.Raw(spec, o.model)
+	}
+	return o.unpatched, nil
 }
 
 // ReadOverlay reads and parses the overlay at path alone, for the

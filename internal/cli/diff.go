@@ -12,8 +12,9 @@ func newDiffCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff --spec FILE [--overlay FILE] [--format table|markdown|json] [--against OLD_SPEC]",
 		Short: "Show the raw tool set beside the curated one, and what it costs the model",
-		Long: `diff puts the raw tool set (every operation converted as is, no overlay) beside the curated
-one (the overlay applied), tool by tool: the operations it calls, parameters hidden, fixed,
+		Long: `diff puts the raw tool set (every operation of the spec as written converted as is: no
+overlay, none of its actions) beside the curated one (the spec the overlay's actions patched, the
+overlay applied), tool by tool: the operations it calls, parameters hidden, fixed,
 injected from the caller's context, renamed or computed from earlier steps, which arguments the
 model no longer fills, the description's length and the annotations; and the totals: tool count
 and the size of tools/list in tokens. Tokens are counted with the o200k_base tokenizer: an

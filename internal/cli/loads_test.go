@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,8 +14,10 @@ import (
 
 // TestEachCommandLoadsEachInputOnce: every command runs the pipeline once
 // per spec it is given (the current one, and the older one of --against),
-// with an overlay whose actions patch the spec too. load counts the
-// descriptions it reads.
+// here with an overlay whose actions patch the spec, so that what curation
+// reads is the spec patched by them. diff also reads the spec as written,
+// a document of its own, for its raw side (what the actions changed): one
+// load of each document. load lists the documents it loads.
 func TestEachCommandLoadsEachInputOnce(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"openapi.yaml", "overlay.yaml"} {
@@ -25,31 +30,44 @@ func TestEachCommandLoadsEachInputOnce(t *testing.T) {
 		}
 	}
 	t.Chdir(dir)
-	if err := os.WriteFile("old.yaml", []byte(read(t, "openapi.yaml")), 0o644); err != nil {
+	if err := os.WriteFile("old.yaml", []byte(read(t, "openapi.yaml")+"# the older version\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	in := []string{"--spec", "openapi.yaml", "--overlay", "overlay.yaml"}
 	out := []string{"--out", "mcpserver", "--package", "notes", "--omit-version"}
+	// A document is named by its bytes (check reads the old spec under the
+	// current one's path, so that its $refs resolve alike).
+	digest := func(file string) string {
+		sum := sha256.Sum256([]byte(read(t, file)))
+		return hex.EncodeToString(sum[:])
+	}
+	asWritten := digest("openapi.yaml")
+	patched := asWritten + " patched by overlay.yaml"
+	oldPatched := digest("old.yaml") + " patched by overlay.yaml"
 	for _, tc := range []struct {
-		args  []string
-		loads int64
+		args []string
+		docs []string
 	}{
-		{append(append([]string{"generate"}, in...), out...), 1},
-		{append(append([]string{"check"}, in...), out...), 1},
-		{append(append([]string{"check"}, in...), append(out, "--against", "old.yaml")...), 2},
-		{append([]string{"diff"}, in...), 1},
-		{append(append([]string{"diff"}, in...), "--against", "old.yaml"), 2},
-		{append([]string{"lint"}, in...), 1},
-		{[]string{"init", "--spec", "openapi.yaml"}, 1},
-		{append([]string{"serve"}, in...), 1}, // no input: the server stops at once
+		{append(append([]string{"generate"}, in...), out...), []string{patched}},
+		{append(append([]string{"check"}, in...), out...), []string{patched}},
+		{append(append([]string{"check"}, in...), append(out, "--against", "old.yaml")...), []string{patched, oldPatched}},
+		{append([]string{"diff"}, in...), []string{patched, asWritten}},
+		{append(append([]string{"diff"}, in...), "--against", "old.yaml"), []string{patched, oldPatched, asWritten}},
+		{append([]string{"lint"}, in...), []string{patched}},
+		{[]string{"init", "--spec", "openapi.yaml"}, []string{asWritten}},
+		{append([]string{"report", "-", "--format", "json"}, in...), []string{patched}},
+		{append([]string{"serve"}, in...), []string{patched}}, // no input: the server stops at once
 	} {
-		before := load.Count()
+		before := len(load.Loaded())
 		code, _, stderr := run(t, tc.args...)
 		if code != ExitOK {
 			t.Errorf("%s: exit %d\n%s", strings.Join(tc.args, " "), code, stderr)
 		}
-		if n := load.Count() - before; n != tc.loads {
-			t.Errorf("%s loaded a spec %d times, want %d", strings.Join(tc.args, " "), n, tc.loads)
+		docs := load.Loaded()[before:]
+		slices.Sort(docs)
+		slices.Sort(tc.docs)
+		if !slices.Equal(docs, tc.docs) {
+			t.Errorf("%s loaded %q, want %q (each document once)", strings.Join(tc.args, " "), docs, tc.docs)
 		}
 	}
 }

@@ -18,8 +18,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -93,20 +94,37 @@ func Load(path string, opts Options) (*Spec, error) {
 // LoadData is Load for bytes already in memory; path is used to resolve
 // relative $refs and in messages.
 func LoadData(path string, data []byte, opts Options) (*Spec, error) {
-	loads.Add(1)
 	if len(opts.Actions) > 0 {
+		loaded.add(sha256Hex(data) + " patched by " + opts.ActionsFile)
 		return loadPatched(path, data, opts)
 	}
+	loaded.add(sha256Hex(data))
 	return loadText(path, data, opts)
 }
 
-// loads counts the descriptions loaded, for the test that each command
-// loads each input once.
-var loads atomic.Int64
+// loaded lists the documents this process loaded, for the test that each
+// command loads each document once.
+var loaded docLog
 
-// Count is how many descriptions this process has loaded (Load and
-// LoadData calls).
-func Count() int64 { return loads.Load() }
+type docLog struct {
+	mu   sync.Mutex
+	docs []string
+}
+
+func (l *docLog) add(doc string) {
+	l.mu.Lock()
+	l.docs = append(l.docs, doc)
+	l.mu.Unlock()
+}
+
+// Loaded lists the documents this process has loaded, in order, each
+// named by the sha256 of the spec's bytes, and for a spec an overlay's
+// actions changed (a document of its own) "SHA256 patched by OVERLAY".
+func Loaded() []string {
+	loaded.mu.Lock()
+	defer loaded.mu.Unlock()
+	return slices.Clone(loaded.docs)
+}
 
 func sha256Hex(data []byte) string {
 	sum := sha256.Sum256(data)

@@ -2,14 +2,39 @@ package diff
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/overlay"
 )
 
-// Of is the report on one run: its raw tool set beside its curated one.
+// Of is the report on one run: the raw tool set of its spec as written
+// beside its curated one.
 func Of(out *generator.Output) *Report {
-	return Compare(out.Raw, out.Curated, out.Overlay)
+	return compareRun(out, out.Curated, out.Overlay)
+}
+
+// compareRun compares the raw tool set of out's spec as written with
+// curated. When the overlay's actions patched the spec, that is the spec
+// before them (Output.Unpatched, loaded here), so that the report shows
+// what the actions changed (an operation they removed is "not offered"),
+// not only what the overlay's tools do.
+func compareRun(out *generator.Output, curated *ir.API, ov *overlay.Overlay) *Report {
+	raw, err := out.Unpatched()
+	if err != nil {
+		// The actions may repair a spec that cannot be loaded as written.
+		r := Compare(out.Raw, curated, ov)
+		r.Note = "The spec cannot be loaded without the overlay's actions (" + firstLine(err) + "): the raw tools are those of the spec they patched."
+		return r
+	}
+	return Compare(raw, curated, ov)
+}
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
 }
 
 // Versions is the report of `tailor diff --against`: cur and old are the
@@ -19,7 +44,9 @@ func Of(out *generator.Output) *Report {
 // the overlay no longer applies to the current spec, the report is on the
 // old spec's tools, and Against lists the overlay's errors. When the
 // overlay was already changed for the current spec and no longer fits the
-// old one, the current spec's curated tools stand for the old ones.
+// old one, the current spec's curated tools stand for the old ones. Against
+// compares the specs as curation reads them, after the overlay's actions;
+// the report's raw side is the spec as written, as in Of.
 func Versions(cur *generator.Output, curErr error, old *generator.Output, oldErr error) (*Report, error) {
 	if old == nil {
 		return nil, oldErr // the old spec cannot be read
@@ -47,8 +74,8 @@ func Versions(cur *generator.Output, curErr error, old *generator.Output, oldErr
 	if len(impact.OverlayErrors) > 0 {
 		// The curated set of the current spec cannot be built: report on
 		// the old one.
-		report = Compare(old.Raw, oldCurated, ov)
-		report.Note = "The overlay no longer applies to " + cur.Spec.Path + " (see the errors below): the tools are those of " + old.Spec.Path + "."
+		report = compareRun(old, oldCurated, ov)
+		report.Note = strings.TrimSpace(report.Note + " The overlay no longer applies to " + cur.Spec.Path + " (see the errors below): the tools are those of " + old.Spec.Path + ".")
 	} else {
 		if curErr != nil {
 			return nil, curErr
