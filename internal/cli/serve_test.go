@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +13,9 @@ import (
 // TestServeNamesTheServerAsGenerateDoes: without --name, tailor serve is
 // the server generate makes from the same overlay: its name is the
 // overlay's server.name, and so is its environment prefix (it once was
-// always "tailor", and read TAILOR_* variables).
+// always "tailor", and read TAILOR_* variables). Without server.name it
+// is the spec's title in snake_case, else tailor, as --name's help and
+// docs/runtime.md say.
 func TestServeNamesTheServerAsGenerateDoes(t *testing.T) {
 	shop := []string{"serve", "--spec", filepath.Join(shopDir, "openapi.yaml"), "--overlay", filepath.Join(shopDir, "overlay.yaml")}
 
@@ -52,5 +55,20 @@ func TestServeNamesTheServerAsGenerateDoes(t *testing.T) {
 	code, stdout, stderr = run(t, "serve", "--spec", filepath.Join(shopDir, "openapi.yaml"), "--", "-h")
 	if code != ExitOK || !strings.Contains(stdout+stderr, "(env SHOP_API_BASE_URL)") {
 		t.Errorf("raw -h: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	// A title with nothing to make a name of leaves "tailor"; --env-prefix
+	// wins over the name's.
+	spec := filepath.Join(t.TempDir(), "openapi.yaml")
+	if err := os.WriteFile(spec, []byte("openapi: 3.0.3\ninfo: {title: 目録, version: '1'}\npaths: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = run(t, "serve", "--spec", spec, "--", "-h")
+	if code != ExitOK || !strings.Contains(stdout+stderr, "Usage: tailor [flags]") || !strings.Contains(stdout+stderr, "(env TAILOR_BASE_URL)") {
+		t.Errorf("untitled -h: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = run(t, append(shop[:len(shop):len(shop)], "--env-prefix", "STORE", "--", "-h")...)
+	if code != ExitOK || !strings.Contains(stdout+stderr, "Usage: shop [flags]") || !strings.Contains(stdout+stderr, "(env STORE_BASE_URL)") {
+		t.Errorf("--env-prefix STORE -h: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
