@@ -18,7 +18,7 @@ const (
 	ExitOK      = 0
 	ExitFailed  = 1 // the inputs have errors (printed as file:line:col)
 	ExitUsage   = 2 // the command line is wrong
-	ExitChanged = 3 // reserved for check/dry-run: output would change
+	ExitChanged = 3 // check: the generated files are stale (the output would change)
 )
 
 // Run executes tailor with args and returns the process exit code.

@@ -17,7 +17,7 @@
 // the operations, parameters and template references exist is checked
 // against the spec by the curate stage, which has both.
 //
-// The format is documented in the README ("Writing an overlay") and by the
+// The format is documented in docs/overlay.md and by the
 // JSON Schema overlays/overlay.schema.json (published at that path).
 package overlay
 
