@@ -68,10 +68,10 @@ func (c *Call) TakeQuote() (*Confirmation, *mcp.CallToolResult) {
 	case q.Used:
 		return nil, c.alreadyUsed(q)
 	case q.Progress == nil && now.After(q.Expires):
-		return nil, errorResult(c.say("quote_expired", M{"id": id, "expires_at": q.Expires.UTC().Format("15:04:05 UTC"), "quote_tool": t.Confirms}))
+		return nil, errorResult(c.say("quote_expired", M{"id": id, "expires_at": expiresAt(q), "quote_tool": t.Confirms}))
 	}
 	s := c.newScope()
-	s.data["quote"] = map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339), "args": q.Args, "body": q.Body}
+	s.data["quote"] = map[string]any{"id": q.ID, "expires_at": expiresAt(q), "args": q.Args, "body": q.Body}
 	return &Confirmation{c: c, s: s, quote: q}, nil
 }
 
@@ -208,7 +208,7 @@ func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolR
 			c.audit.Ignored = "requestState already answered or lapsed"
 			return c.ask(q, msg)
 		}
-		f := M{"question": msg, "id": q.ID, "expires_at": q.Expires.UTC().Format("15:04 UTC")}
+		f := M{"question": msg, "id": q.ID, "expires_at": expiresAt(q)}
 		if action == "decline" {
 			return nil, errorResult(c.say("approval_declined", f))
 		}

@@ -511,7 +511,7 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 		return nil, err
 	}
 	c.audit.Quote = q
-	return map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339)}, nil
+	return map[string]any{"id": q.ID, "expires_at": expiresAt(q)}, nil
 }
 
 // quoteNotSaved is the result of a quote tool whose quote was not stored.
