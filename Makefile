@@ -47,10 +47,9 @@ fuzz:
 test-short:
 	$(GO) test -short ./...
 
-# Rewrite golden files after an intended change to the generated code.
+# Rewrite what every testdata/cases/<case> expects after an intended change.
 golden:
-	$(GO) test ./generator -run Golden -update
-	$(GO) test ./cmd/tailor/internal/cli -run Reports -update-reports
+	$(GO) test ./internal/cli -run TestCases -update
 
 generate:
 	$(GO) generate ./examples/...

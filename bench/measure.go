@@ -531,6 +531,22 @@ func (b *runner) httpRound(ctx context.Context, s Spec, t httpTarget) (httpResul
 // load runs Clients workers calling the tool as fast as answers come, for
 // a warm-up and then the measured duration; worker i uses session i mod n.
 func (b *runner) load(ctx context.Context, sessions []*httpSession, params string) httpRun {
+	return b.run(ctx, func(w int, n int64) error {
+		h := sessions[w%len(sessions)]
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		res, _, err := h.post(rctx, int64(w+1)*1_000_000_000+n, "tools/call", params)
+		if err == nil {
+			err = checkCall(res)
+		}
+		return err
+	})
+}
+
+// run runs Clients workers, each doing op (worker w's n-th time, from 1)
+// as fast as it returns, for a warm-up and then the measured duration,
+// and counts what ended in the measured duration.
+func (b *runner) run(ctx context.Context, op func(w int, n int64) error) httpRun {
 	var ok, failed atomic.Int64
 	var firstErr atomic.Pointer[error]
 	warmEnd := time.Now().Add(b.cfg.Warmup)
@@ -540,19 +556,11 @@ func (b *runner) load(ctx context.Context, sessions []*httpSession, params strin
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			h := sessions[w%len(sessions)]
 			for n := int64(1); ; n++ {
-				now := time.Now()
-				if now.After(end) || ctx.Err() != nil {
+				if time.Now().After(end) || ctx.Err() != nil {
 					return
 				}
-				id := int64(w+1)*1_000_000_000 + n
-				rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-				res, _, err := h.post(rctx, id, "tools/call", params)
-				cancel()
-				if err == nil {
-					err = checkCall(res)
-				}
+				err := op(w, n)
 				done := time.Now()
 				if done.Before(warmEnd) || done.After(end) {
 					continue

@@ -19,7 +19,7 @@ import (
 // under runtime/pprof, and `go tool pprof -top` renders each profile as
 // text beside it.
 //
-//   - <spec>-generate: generator.Generate + Write, as the CLI does, n times
+//   - <spec>-generate: generator.Run, Render and Write, as the CLI does, n times
 //     with the validation cache off, so each validates (CPU and allocation
 //     profiles);
 //   - <spec>-start: mcpkit.NewServer (registration), the initialize
@@ -100,11 +100,16 @@ func main() {
 	switch *mode {
 	case "generate":
 		body = func(int) {
-			res, err := generator.Generate(generator.Options{SpecPath: *spec, OutDir: *out, Package: *name, Name: *name, Main: true, ImportPath: "example.com/prof/" + *name})
+			res, err := generator.Run(generator.Options{SpecPath: *spec, OutDir: *out, Package: *name, Name: *name, Main: true, ImportPath: "example.com/prof/" + *name})
 			if err != nil {
 				log.Fatal(err)
 			}
-			if _, err := generator.Write(*out, res.Files); err != nil {
+			files, err := res.Render()
+			if err != nil {
+				log.Fatal(err)
+			}
+			_ = res.Warnings() // the CLI waits for validation's warnings
+			if _, err := generator.Write(*out, files); err != nil {
 				log.Fatal(err)
 			}
 			os.RemoveAll(*out)

@@ -8,8 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -180,38 +178,7 @@ func (b *runner) quoteRound(ctx context.Context, bin, label string, args []strin
 	if err := pair(ctx, h, 2); err != nil {
 		return r, fmt.Errorf("%w (stderr: %s)", err, readTail(l.errPath))
 	}
-	var ok, failed atomic.Int64
-	var firstErr atomic.Pointer[error]
-	warmEnd := time.Now().Add(b.cfg.Warmup)
-	end := warmEnd.Add(b.cfg.Duration)
-	var wg sync.WaitGroup
-	for w := 0; w < b.cfg.Clients; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for n := int64(1); ; n++ {
-				if time.Now().After(end) || ctx.Err() != nil {
-					return
-				}
-				err := pair(ctx, h, int64(w+1)*1_000_000_000+2*n)
-				done := time.Now()
-				if done.Before(warmEnd) || done.After(end) {
-					continue
-				}
-				if err != nil {
-					failed.Add(1)
-					firstErr.CompareAndSwap(nil, &err)
-					continue
-				}
-				ok.Add(1)
-			}
-		}(w)
-	}
-	wg.Wait()
-	r = httpRun{ok: ok.Load(), failed: failed.Load(), perSecond: float64(ok.Load()) / b.cfg.Duration.Seconds()}
-	if p := firstErr.Load(); p != nil {
-		r.firstErr = *p
-	}
+	r = b.run(ctx, func(w int, n int64) error { return pair(ctx, h, int64(w+1)*1_000_000_000+2*n) })
 	if r.ok == 0 {
 		return r, fmt.Errorf("no pair succeeded: %v (stderr: %s)", r.firstErr, readTail(l.errPath))
 	}

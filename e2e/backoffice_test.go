@@ -312,12 +312,12 @@ func TestBackofficeWithoutElicitation(t *testing.T) {
 // TestBackofficeRawToolsAskForAmounts keeps the comparison honest: without
 // the overlay, the raw create_refund asks the model for the amount.
 func TestBackofficeRawToolsAskForAmounts(t *testing.T) {
-	res, err := generator.Build(generator.Options{SpecPath: filepath.Join(testkit.RepoRoot(), "examples", "backoffice", "openapi.yaml"), Package: "raw"})
+	res, err := generator.Run(generator.Options{SpecPath: filepath.Join(testkit.RepoRoot(), "examples", "backoffice", "openapi.yaml"), Package: "raw"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	found := false
-	for _, tl := range res.API.Tools {
+	for _, tl := range res.Curated.Tools {
 		if tl.Name == "create_refund" {
 			found = true
 			contains(t, string(tl.InputSchema), `"amount"`, `"X-Customer-Id"`)

@@ -70,11 +70,11 @@ func (r *corpusRun) row() []string {
 	case r.tools != s.Ops:
 		status = "FAILS: lists " + fmt.Sprint(r.tools) + " tools"
 	}
-	tools := fmt.Sprint(len(r.res.API.Tools))
+	tools := fmt.Sprint(len(r.res.Curated.Tools))
 	if r.started {
 		tools = fmt.Sprint(r.tools)
 	}
-	return []string{name, s.Version, fmt.Sprint(s.Ops), tools, fmt.Sprint(len(r.res.Warnings)), fmt.Sprintf("%.2f s", r.elapsed.Seconds()), status}
+	return []string{name, s.Version, fmt.Sprint(s.Ops), tools, fmt.Sprint(len(r.res.Warnings())), fmt.Sprintf("%.2f s", r.elapsed.Seconds()), status}
 }
 
 func masked(row []string) string {

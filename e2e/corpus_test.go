@@ -23,8 +23,8 @@ import (
 	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tailormcp/tailor/generator"
-	"github.com/tailormcp/tailor/generator/ir"
-	"github.com/tailormcp/tailor/generator/render"
+	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/render"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
@@ -33,7 +33,7 @@ var updateCorpusReport = flag.Bool("update-corpus-report", false, "rewrite docs/
 // corpusRun is what TestCorpus found for one spec.
 type corpusRun struct {
 	spec    testkit.CorpusSpec
-	res     *generator.Result
+	res     *testkit.Generated
 	elapsed time.Duration
 	tools   int
 	written bool // by tailor generate
@@ -123,7 +123,7 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	loaded = written
-	bins := m.Build(t, pkgs...)
+	bins := m.Compile(t, pkgs...)
 	lap("go build")
 	m.Go(t, "vet", "./...")
 	lap("go vet")
@@ -156,19 +156,19 @@ func corpusGenerate(t *testing.T, m *testkit.Module, r *corpusRun) {
 	opts := generator.Options{SpecPath: r.spec.Path, OutDir: filepath.Join(m.Dir, pkg), Package: pkg, Main: true,
 		ImportPath: m.Path + "/" + pkg, Name: pkg, RefRoot: r.spec.RefRoot}
 	start := time.Now()
-	res, err := generator.Generate(opts)
+	res, err := testkit.Generate(opts)
 	r.elapsed = time.Since(start)
 	if err != nil {
 		t.Fatalf("generate: %v", err)
 	}
 	r.res = res
 	corpusCheckFiles(t, res.Files)
-	for _, tool := range res.API.Tools {
+	for _, tool := range res.Curated.Tools {
 		if missing := tool.Call.Unfilled(); len(missing) > 0 {
 			t.Errorf("tool %s: nothing fills {%s} of %s", tool.Name, strings.Join(missing, "}, {"), tool.Call.Path)
 		}
 	}
-	t.Logf("%d tools, %d warnings, generated in %s", len(res.API.Tools), len(res.Warnings), r.elapsed.Round(time.Millisecond))
+	t.Logf("%d tools, %d warnings, generated in %s", len(res.Curated.Tools), len(res.Warnings()), r.elapsed.Round(time.Millisecond))
 }
 
 // corpusCLI runs `tailor generate` and `tailor check` on r's spec in the
@@ -216,16 +216,16 @@ func corpusServe(t *testing.T, bin string, r *corpusRun, schemas *corpusSchemaCa
 	if len(tools) != r.spec.Ops {
 		t.Errorf("server lists %d tools; the corpus listing counts %d operations", len(tools), r.spec.Ops)
 	}
-	if len(tools) != len(r.res.API.Tools) {
-		t.Errorf("server lists %d tools; the generator made %d", len(tools), len(r.res.API.Tools))
+	if len(tools) != len(r.res.Curated.Tools) {
+		t.Errorf("server lists %d tools; the generator made %d", len(tools), len(r.res.Curated.Tools))
 	}
 	corpusCheckTools(t, schemas, tools)
-	corpusCheckPlaceholders(t, r.res.API, tools)
+	corpusCheckPlaceholders(t, r.res.Curated, tools)
 
 	// Without a base URL the server still starts; a call says what to set.
 	base := ""
-	if len(r.res.API.Servers) > 0 {
-		base = r.res.API.Servers[0]
+	if len(r.res.Curated.Servers) > 0 {
+		base = r.res.Curated.Servers[0]
 	}
 	if strings.HasPrefix(base, "http://") || strings.HasPrefix(base, "https://") || len(tools) == 0 {
 		return // a call would go to the vendor's real API

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -288,30 +287,7 @@ func TestDocServerFlags(t *testing.T) {
 // TestDocOverlayKeys: docs/overlay.md names every key of the overlay's
 // JSON Schema, as code.
 func TestDocOverlayKeys(t *testing.T) {
-	var schema any
-	if err := json.Unmarshal([]byte(readDoc(t, "overlays/overlay.schema.json")), &schema); err != nil {
-		t.Fatal(err)
-	}
-	keys := map[string]bool{}
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			if props, ok := x["properties"].(map[string]any); ok {
-				for k := range props {
-					keys[k] = true
-				}
-			}
-			for _, e := range x {
-				walk(e)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	walk(schema)
+	keys := testkit.SchemaKeys(t, []byte(readDoc(t, "overlays/overlay.schema.json")))
 
 	// Code in the doc: inline spans, and the keys of YAML in code.
 	doc := readDoc(t, "docs/overlay.md")

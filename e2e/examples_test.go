@@ -25,12 +25,12 @@ func TestExamplesUpToDate(t *testing.T) {
 	} {
 		t.Run(ex.dir, func(t *testing.T) {
 			t.Chdir(filepath.Join(testkit.RepoRoot(), "examples", ex.dir))
-			res, err := generator.Generate(ex.opts)
+			res, err := testkit.Generate(ex.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Warnings) > 0 {
-				t.Errorf("the example should generate without warnings: %v", res.Warnings)
+			if len(res.Warnings()) > 0 {
+				t.Errorf("the example should generate without warnings: %v", res.Warnings())
 			}
 			for _, f := range res.Files {
 				committed, err := os.ReadFile(filepath.Join("mcpserver", f.Path))

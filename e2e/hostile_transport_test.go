@@ -247,6 +247,10 @@ func TestHostileHTTPListener(t *testing.T) {
 			eq(t, "a slow approval", res.IsError, false)
 			host := strings.TrimPrefix(strings.TrimSuffix(srv.Endpoint, "/mcp"), "http://")
 
+			// A connection per request: with --http-idle-timeout 1s the
+			// server may close a pooled one as a request goes out on it
+			// (a slow machine), and a POST is not retried.
+			fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 			post := func(origin, session string) *http.Response {
 				req, _ := http.NewRequest(http.MethodPost, srv.Endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 				req.Header.Set("Content-Type", "application/json")
@@ -257,7 +261,7 @@ func TestHostileHTTPListener(t *testing.T) {
 				if session != "" {
 					req.Header.Set("Mcp-Session-Id", session)
 				}
-				resp, err := http.DefaultClient.Do(req)
+				resp, err := fresh.Do(req)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
@@ -35,33 +33,8 @@ const (
 	hostPassword = "pw:Secret/42"
 )
 
-var hosting struct {
-	once sync.Once
-	bin  string
-}
-
-func hostingBinary(t *testing.T) string {
-	t.Helper()
-	hosting.once.Do(func() {
-		m := testkit.NewModule(persistent{t})
-		dir := filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "hosting")
-		m.Generate(t, filepath.Join(dir, "openapi.yaml"), "hosting", func(o *generator.Options) { o.OverlayPath = filepath.Join(dir, "overlay.yaml") })
-		hosting.bin = m.Build(t, "hosting")["hosting"]
-	})
-	if hosting.bin == "" {
-		t.Fatal("building the hosting server failed in an earlier test")
-	}
-	return hosting.bin
-}
-
-func hostingServers() []server {
-	dir := filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "hosting")
-	spec, overlay := filepath.Join(dir, "openapi.yaml"), filepath.Join(dir, "overlay.yaml")
-	return []server{
-		{kind: "generated", spec: spec, overlay: overlay, name: "hosting", bin: hostingBinary},
-		{kind: "serve", spec: spec, overlay: overlay, name: "hosting"},
-	}
-}
+// hostingServers are the hosting tool set, generated and served.
+func hostingServers() []server { return hosting.servers() }
 
 // hostingEnv configures a server for the account over stdio.
 func hostingEnv(baseURL string) []string {

@@ -208,7 +208,7 @@ func TestInspectorCLI(t *testing.T) {
 
 	m := testkit.NewModule(t)
 	m.Generate(t, filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "shop", "openapi.yaml"), "shop")
-	server := m.Build(t, "shop")["shop"]
+	server := m.Compile(t, "shop")["shop"]
 
 	const order = `{"order_id":"5531","status":"open","total":1430,"note":null,"items":[{"line_item_id":"li_1","price":1200}]}`
 	backend := testkit.NewBackend(t, func(w http.ResponseWriter, r *http.Request) {

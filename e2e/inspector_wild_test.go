@@ -9,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tailormcp/tailor/generator"
-	"github.com/tailormcp/tailor/generator/ir"
+	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
@@ -47,7 +46,7 @@ func TestInspectorWild(t *testing.T) {
 		byName[s.Name] = s
 	}
 	m := testkit.NewModule(t)
-	results := map[string]*generator.Result{}
+	results := map[string]*testkit.Generated{}
 	var pkgs []string
 	for _, name := range inspectorWild {
 		s, ok := byName[name]
@@ -57,7 +56,7 @@ func TestInspectorWild(t *testing.T) {
 		results[name] = m.Generate(t, s.Path, s.Pkg())
 		pkgs = append(pkgs, s.Pkg())
 	}
-	bins := m.Build(t, pkgs...)
+	bins := m.Compile(t, pkgs...)
 
 	backend := testkit.NewBackend(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -67,7 +66,7 @@ func TestInspectorWild(t *testing.T) {
 		s, res := byName[name], results[name]
 		t.Run(name, func(t *testing.T) {
 			env := []string{strings.ToUpper(s.Pkg()) + "_BASE_URL=" + backend.URL}
-			for _, sc := range res.API.Security {
+			for _, sc := range res.Curated.Security {
 				env = append(env, sc.Env+"=insp-secret-"+strings.ToLower(sc.Name))
 				if sc.EnvUser != "" {
 					env = append(env, sc.EnvUser+"=insp-user")
@@ -90,7 +89,7 @@ func TestInspectorWild(t *testing.T) {
 			}
 			inspectorFindings(t, r)
 
-			tool, args := readOnlyCall(res.API)
+			tool, args := readOnlyCall(res.Curated)
 			if tool == nil {
 				t.Fatalf("no read-only tool with arguments the test can fill")
 			}

@@ -11,29 +11,60 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
-var shop struct {
-	once sync.Once
-	bin  string
-	err  string
+// built is a tool set of testdata/e2e/<dir>: its openapi.yaml, curated by
+// its overlay.yaml when curated, as Go package pkg; generated and built
+// once per test binary.
+type built struct {
+	dir, pkg string
+	curated  bool
+	once     sync.Once
+	bin      string
 }
 
-// shopBinary generates and builds the server of testdata/e2e/shop once per
-// test binary.
-func shopBinary(t *testing.T) string {
-	t.Helper()
-	shop.once.Do(func() {
-		m := testkit.NewModule(persistent{t})
-		m.Generate(t, filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "shop", "openapi.yaml"), "shop")
-		shop.bin = m.Build(t, "shop")["shop"]
-	})
-	if shop.bin == "" {
-		t.Fatal("building the shop server failed in an earlier test")
+var (
+	shop    = &built{dir: "shop", pkg: "shop"}
+	curated = &built{dir: "shop", pkg: "shopc", curated: true}
+	hosting = &built{dir: "hosting", pkg: "hosting", curated: true}
+)
+
+func (b *built) spec() (spec, overlay string) {
+	dir := filepath.Join(testkit.RepoRoot(), "testdata", "e2e", b.dir)
+	if b.curated {
+		overlay = filepath.Join(dir, "overlay.yaml")
 	}
-	return shop.bin
+	return filepath.Join(dir, "openapi.yaml"), overlay
 }
+
+// binary is the generated and built server.
+func (b *built) binary(t *testing.T) string {
+	t.Helper()
+	b.once.Do(func() {
+		spec, overlay := b.spec()
+		m := testkit.NewModule(persistent{t})
+		m.Generate(t, spec, b.pkg, func(o *generator.Options) { o.OverlayPath = overlay })
+		b.bin = m.Compile(t, b.pkg)[b.pkg]
+	})
+	if b.bin == "" {
+		t.Fatalf("building the %s server failed in an earlier test", b.pkg)
+	}
+	return b.bin
+}
+
+// servers are the tool set generated and served.
+func (b *built) servers() []server {
+	spec, overlay := b.spec()
+	return []server{
+		{kind: "generated", spec: spec, overlay: overlay, name: b.pkg, bin: b.binary},
+		{kind: "serve", spec: spec, overlay: overlay, name: b.pkg},
+	}
+}
+
+// shopBinary is the raw shop server.
+func shopBinary(t *testing.T) string { return shop.binary(t) }
 
 var tailorBin struct {
 	once sync.Once

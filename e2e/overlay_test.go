@@ -6,49 +6,18 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
-var curated struct {
-	once sync.Once
-	bin  string
-}
-
-// curatedBinary builds the shop server curated by testdata/e2e/shop/overlay.yaml.
-func curatedBinary(t *testing.T) string {
-	t.Helper()
-	curated.once.Do(func() {
-		m := testkit.NewModule(persistent{t})
-		dir := filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "shop")
-		m.Generate(t, filepath.Join(dir, "openapi.yaml"), "shopc", func(o *generator.Options) {
-			o.OverlayPath = filepath.Join(dir, "overlay.yaml")
-		})
-		curated.bin = m.Build(t, "shopc")["shopc"]
-	})
-	if curated.bin == "" {
-		t.Fatal("building the curated shop server failed in an earlier test")
-	}
-	return curated.bin
-}
-
-// curatedServers are the curated shop tool set, generated and served.
-func curatedServers() []server {
-	dir := filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "shop")
-	spec, overlay := filepath.Join(dir, "openapi.yaml"), filepath.Join(dir, "overlay.yaml")
-	return []server{
-		{kind: "generated", spec: spec, overlay: overlay, name: "shopc", bin: curatedBinary},
-		{kind: "serve", spec: spec, overlay: overlay, name: "shopc"},
-	}
-}
+// curatedServers are the curated shop tool set (testdata/e2e/shop/overlay.yaml),
+// generated and served.
+func curatedServers() []server { return curated.servers() }
 
 func curatedEnv(backend string) []string {
 	return []string{"SHOPC_BASE_URL=" + backend + "/api", "SHOPC_API_KEY=" + apiKey, "SHOPC_QUERY_KEY=qk"}
@@ -205,7 +174,7 @@ func TestOverlayTokenClaims(t *testing.T) {
 	env := append(curatedEnv(backend.URL), "SHOPC_TOKEN_HS256_SECRET=s3cret-for-tests")
 	token := signHS256(t, "s3cret-for-tests", map[string]any{"sub": "user_9", "customer_id": "cust_from_token", "exp": time.Now().Add(time.Hour).Unix()})
 	hc := &http.Client{Transport: headerRoundTripper{"Authorization": "Bearer " + token}}
-	srv := testkit.StartHTTPClient(t, curatedBinary(t), env, hc)
+	srv := testkit.StartHTTPClient(t, curated.binary(t), env, hc)
 	res := srv.Call(t, "find_order", map[string]any{"order_number": "1"})
 	eq(t, "isError", res.IsError, false)
 	eq(t, "from claim", backend.Last(t).Header.Get("X-Request-Id"), "cust_from_token")

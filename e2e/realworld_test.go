@@ -18,7 +18,7 @@ import (
 )
 
 // The tests in this file drive servers generated from the small specs of
-// testdata/golden/<defect class>/ (one folder per class of problem real
+// testdata/cases/<defect class>/ (one folder per class of problem real
 // specs have; the golden files show the code and the warnings) against a
 // loopback backend, generated and served.
 
@@ -29,18 +29,18 @@ type goldenBin struct {
 	bin  string
 }
 
-// goldenServers are the raw tool set of testdata/golden/<name>/openapi.yaml,
+// goldenServers are the raw tool set of testdata/cases/<name>/openapi.yaml,
 // generated (built once per test binary) and served; pkg is the server's
 // name and environment prefix.
 func goldenServers(name, pkg string) []server {
-	spec := filepath.Join(testkit.RepoRoot(), "testdata", "golden", name, "openapi.yaml")
+	spec := filepath.Join(testkit.RepoRoot(), "testdata", "cases", name, "openapi.yaml")
 	bin := func(t *testing.T) string {
 		v, _ := goldenBins.LoadOrStore(name, &goldenBin{})
 		gb := v.(*goldenBin)
 		gb.once.Do(func() {
 			m := testkit.NewModule(persistent{t})
 			m.Generate(t, spec, pkg)
-			gb.bin = m.Build(t, pkg)[pkg]
+			gb.bin = m.Compile(t, pkg)[pkg]
 		})
 		if gb.bin == "" {
 			t.Fatalf("building the %s server failed in an earlier test", name)

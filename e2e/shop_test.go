@@ -8,7 +8,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,13 +41,7 @@ func startShop(t *testing.T, srv server, transport string, backendURL string, ar
 }
 
 // shopServers are the raw shop tool set, generated and served.
-func shopServers() []server {
-	spec := filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "shop", "openapi.yaml")
-	return []server{
-		{kind: "generated", spec: spec, name: "shop", bin: shopBinary},
-		{kind: "serve", spec: spec, name: "shop"},
-	}
-}
+func shopServers() []server { return shop.servers() }
 
 func jsonReply(status int, body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

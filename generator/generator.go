@@ -1,38 +1,44 @@
-// Package generator runs tailor's pipeline, whose stages are its
-// subpackages, in order:
+// Package generator is tailor's pipeline entry: every command (and go
+// generate, the e2e harness and the benchmarks) runs the pipeline through
+// Run, once per input, and reads what it needs from the Output. The stages
+// are the packages of internal/generate, in order:
 //
-//	load    spec file → kin-openapi document (refs resolved, 2.0 converted)
-//	model   document → raw ir.API, one tool per operation
-//	curate  ir.API → curated ir.API (the overlay; identity without one)
-//	render  ir.API → formatted Go files
+//	overlay  the overlay file → its typed value (parsed first: its actions change the spec)
+//	load     spec (+ the overlay's actions) → kin-openapi document
+//	model    document → raw ir.API, one tool per operation
+//	curate   raw ir.API + overlay → curated ir.API (the identity without an overlay)
+//	render   curated ir.API → formatted Go files (Output.Render)
 //
-// Generate runs them all; Write puts the files on disk, leaving files whose
-// content is unchanged untouched.
+// Write puts rendered files on disk, leaving files whose content is
+// unchanged untouched.
 package generator
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/tailormcp/tailor/generator/curate"
-	"github.com/tailormcp/tailor/generator/diag"
-	"github.com/tailormcp/tailor/generator/ir"
-	"github.com/tailormcp/tailor/generator/load"
-	"github.com/tailormcp/tailor/generator/model"
-	"github.com/tailormcp/tailor/generator/render"
-	"github.com/tailormcp/tailor/overlays"
-	"gopkg.in/yaml.v3"
+	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/curate"
+	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/load"
+	"github.com/tailormcp/tailor/internal/generate/model"
+	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/generate/render"
 )
 
-// Options is everything one generation needs.
+// Options is everything one run needs: the inputs, and the flags that
+// shape the generated package (the package name is also the server's
+// default name, which the model stage needs).
 type Options struct {
 	SpecPath string
+	// SpecData, when set, is the spec's root file, read from memory rather
+	// than from SpecPath (which still names it and resolves its $refs):
+	// tailor check loads an earlier version of the spec from git this way.
+	SpecData []byte
 	// OutDir is where files go; used to work out the import path for --main.
 	OutDir          string
 	Package         string
@@ -54,65 +60,56 @@ type Options struct {
 	Strict bool
 }
 
-// Result is what a generation produced.
-type Result struct {
-	API      *ir.API
-	Files    []render.File
-	Warnings []diag.Diagnostic
+// Output is every stage's output of one run.
+type Output struct {
+	// Spec is the loaded description (after the overlay's actions).
+	Spec *load.Spec
+	// Overlay is the parsed overlay; nil without one.
+	Overlay *overlay.Overlay
+	// Raw is the spec's tool set, one tool per operation, as curation
+	// starts from it: after the overlay's actions (Unpatched is before).
+	// Curated is the overlay's tool set (Raw itself without an overlay).
+	Raw, Curated *ir.API
+
+	opts Options
+	// load and model are the stages' options, for Unpatched.
+	load      load.Options
+	model     model.Options
+	unpatched *ir.API
+	// warnings are the stages' warnings so far (see Warnings).
+	warnings  []diag.Diagnostic
+	validated bool
 }
 
-// Generate runs the pipeline. Warnings never stop it; errors are returned
-// as *diag.Errors listing every problem found.
-func Generate(opts Options) (*Result, error) {
-	res, pending, err := build(opts)
-	if err != nil {
-		return nil, err
+// Warnings are every stage's warnings, positioned in the user's files,
+// repeated ones merged. Strict validation's come last: it runs in the
+// background while the later stages (rendering included) do, and the
+// first call waits for it.
+func (o *Output) Warnings() []diag.Diagnostic {
+	if !o.validated {
+		o.validated = true
+		o.warnings = append(o.warnings, o.Spec.Place(o.Spec.ValidationWarnings())...)
+		o.warnings = collapse(o.warnings)
 	}
-	importPath := opts.ImportPath
-	if opts.Main && importPath == "" && opts.Package != "main" && opts.OutDir != "" {
-		importPath, _ = ImportPath(opts.OutDir)
-	}
-	files, err := render.Render(res.API, render.Options{Package: opts.Package, Main: opts.Main, ImportPath: importPath, ToolVersion: opts.ToolVersion})
-	if err != nil {
-		return nil, err
-	}
-	res.Files = files
-	res.finish(pending)
-	return res, nil
+	return o.warnings
 }
 
-// Build runs every stage but rendering: the curated IR and the warnings.
-// tailor serve runs it directly; Generate renders its result.
-func Build(opts Options) (*Result, error) {
-	res, pending, err := build(opts)
-	if err != nil {
-		return nil, err
-	}
-	res.finish(pending)
-	return res, nil
-}
+// File is one generated file, path relative to the output directory.
+type File = render.File
 
-// finish adds the warnings of the spec's background validation, which ran
-// while the other stages did, and merges repeated warnings.
-func (r *Result) finish(pending func() []diag.Diagnostic) {
-	if pending != nil {
-		r.Warnings = append(r.Warnings, pending()...)
-	}
-	r.Warnings = collapse(r.Warnings)
-}
-
-// build runs load, model and curate; the returned function waits for the
-// spec's validation warnings.
-func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
-	res := &Result{}
+// Run runs the pipeline up to the curated tool set. Warnings never stop
+// it; errors are returned as *diag.Errors listing every problem found.
+//
+// When the spec cannot be loaded the Output is nil. When the overlay does
+// not fit the spec (curation errors), the Output holds what the stages
+// before made (Spec, Overlay, Raw) and Curated as far as curation got, for
+// the review tools that compare against it; it cannot be rendered.
+func Run(opts Options) (*Output, error) {
 	var parseErrs []diag.Diagnostic
-	var ov *overlays.Overlay
+	var ov *overlay.Overlay
 	if opts.OverlayPath != "" {
-		data, err := os.ReadFile(opts.OverlayPath)
-		if err != nil {
-			return nil, nil, diag.At(diag.Pos{File: opts.OverlayPath}, "cannot read overlay: %v", unwrapPathError(err))
-		}
-		ov, err = overlays.ParsePartial(opts.OverlayPath, data)
+		var err error
+		ov, err = ReadOverlay(opts.OverlayPath)
 		var de *diag.Errors
 		switch {
 		case err == nil:
@@ -121,28 +118,24 @@ func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 			// overlay in one run.
 			parseErrs = de.List
 		default:
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	spec, patched, ws, err := loadSpec(opts, ov)
+	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, RefRoot: opts.RefRoot, Strict: opts.Strict, SkipValidation: opts.SkipValidation, ValidateInBackground: true}
+	if ov != nil {
+		lo.Actions, lo.ActionsFile = ov.Actions, opts.OverlayPath
+	}
+	spec, err := loadSpec(opts, lo)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	out := &Output{Spec: spec, Overlay: ov, opts: opts, load: lo}
 	// Warnings that know a JSON pointer but no line get the pointer's
-	// (Swagger 2.0 keeps no positions through its conversion). Positions
-	// in a spec the overlay's actions patched are positions in the patched
-	// text: point them back into the user's files.
-	fix := func(ds []diag.Diagnostic) []diag.Diagnostic {
-		ds = spec.Locate(ds)
-		if patched != nil {
-			for i := range ds {
-				ds[i].Pos = patched.pos(ds[i].Pos, opts.SpecPath, opts.OverlayPath)
-			}
-		}
-		return ds
-	}
-	res.Warnings = append(res.Warnings, ws...)
-	res.Warnings = append(res.Warnings, fix(spec.Warnings)...)
+	// (Swagger 2.0 keeps no positions through its conversion), and
+	// positions in a spec the overlay's actions patched point back into
+	// the user's files.
+	out.warnings = append(out.warnings, spec.ActionWarnings...)
+	out.warnings = append(out.warnings, spec.Place(spec.Warnings)...)
 
 	// The server's name (and so its environment prefix): --name, else the
 	// overlay's server.name, else the package.
@@ -153,23 +146,25 @@ func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 	if name == "" && opts.Package != "" && opts.Package != "main" {
 		name = opts.Package
 	}
-	api, modelWarnings := model.Build(spec, model.Options{Name: name, EnvPrefix: opts.EnvPrefix})
-	fix(modelWarnings)
+	out.model = model.Options{Name: name, EnvPrefix: opts.EnvPrefix}
+	raw, modelWarnings := model.Raw(spec, out.model)
+	spec.Place(modelWarnings)
+	out.Raw = raw
 
-	api, ws = curate.Apply(api, ov)
-	fix(ws)
+	api, ws := curate.Apply(raw, ov)
+	spec.Place(ws)
+	out.Curated = api
 	curated := &diag.List{}
 	curated.Add(parseErrs...)
 	curated.Add(ws...)
 	if err := curated.Err(); err != nil {
-		return nil, nil, err
+		return out, err
 	}
-	if err := checkPaths(api); err != nil {
-		return nil, nil, err
+	if err := curate.CheckPaths(api); err != nil {
+		return out, err
 	}
-	res.Warnings = append(res.Warnings, relevant(modelWarnings, api)...)
-	res.Warnings = append(res.Warnings, ws...)
-	res.API = api
+	out.warnings = append(out.warnings, relevant(modelWarnings, api)...)
+	out.warnings = append(out.warnings, ws...)
 	if ov != nil {
 		api.Source.OverlayPath = opts.OverlayPath
 		api.Source.OverlaySHA256 = ov.SHA256
@@ -177,25 +172,82 @@ func build(opts Options) (*Result, func() []diag.Diagnostic, error) {
 	// The header names the spec relative to the output, so that it reads the
 	// same on every machine that generates from the same checkout.
 	if opts.OutDir != "" {
-		out, err1 := filepath.Abs(opts.OutDir)
-		spec, err2 := filepath.Abs(opts.SpecPath)
+		outDir, err1 := filepath.Abs(opts.OutDir)
+		specPath, err2 := filepath.Abs(opts.SpecPath)
 		if err1 == nil && err2 == nil {
-			if rel, err := filepath.Rel(out, spec); err == nil {
+			if rel, err := filepath.Rel(outDir, specPath); err == nil {
 				api.Source.SpecPath = filepath.ToSlash(rel)
 			}
 		}
 		if ov != nil {
 			if o, err := filepath.Abs(opts.OverlayPath); err1 == nil && err == nil {
-				if rel, err := filepath.Rel(out, o); err == nil {
+				if rel, err := filepath.Rel(outDir, o); err == nil {
 					api.Source.OverlayPath = filepath.ToSlash(rel)
 				}
 			}
 		}
 	}
-
-	pending := func() []diag.Diagnostic { return fix(spec.ValidationWarnings()) }
-	return res, pending, nil
+	return out, nil
 }
+
+// loadSpec loads the run's spec, from SpecData when it is set.
+func loadSpec(opts Options, lo load.Options) (*load.Spec, error) {
+	if opts.SpecData != nil {
+		return load.LoadData(opts.SpecPath, opts.SpecData, lo)
+	}
+	return load.Load(opts.SpecPath, lo)
+}
+
+// Unpatched is the raw tool set of the spec as written, before the
+// overlay's OpenAPI Overlay actions changed it; Raw is that of the patched
+// spec. The spec as written is a document of its own, loaded when first
+// asked for: tailor diff shows it on its raw side, so that the reviewer
+// sees what the actions changed. Without actions it is Raw.
+func (o *Output) Unpatched() (*ir.API, error) {
+	if o.Overlay == nil || len(o.Overlay.Actions) == 0 {
+		return o.Raw, nil
+	}
+	if o.unpatched == nil {
+		lo := o.load
+		lo.Actions, lo.ActionsFile = nil, ""
+		// Not validated, its warnings not reported: the run's are those
+		// of the spec it curates.
+		lo.SkipValidation, lo.ValidateInBackground = true, false
+		spec, err := loadSpec(o.opts, lo)
+		if err != nil {
+			return nil, err
+		}
+		o.unpatched, _ = model.Raw(spec, o.model)
+	}
+	return o.unpatched, nil
+}
+
+// ReadOverlay reads and parses the overlay at path alone, for the
+// commands that read an overlay without its spec (tailor report, tailor
+// test). On a *diag.Errors it returns the overlay as far as it could be
+// read too (Run goes on checking it against the spec).
+func ReadOverlay(path string) (*overlay.Overlay, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, diag.At(diag.Pos{File: path}, "cannot read overlay: %v", unwrapPathError(err))
+	}
+	return overlay.ParsePartial(path, data)
+}
+
+// Render prints the curated tool set as the Go files of the package the
+// run's options describe.
+func (o *Output) Render() ([]File, error) {
+	opts := o.opts
+	importPath := opts.ImportPath
+	if opts.Main && importPath == "" && opts.Package != "main" && opts.OutDir != "" {
+		importPath, _ = ImportPath(opts.OutDir)
+	}
+	return render.Render(o.Curated, render.Options{Package: opts.Package, Main: opts.Main, ImportPath: importPath, ToolVersion: opts.ToolVersion})
+}
+
+// ValidPackage reports whether name can be the package name of the
+// generated files: an ASCII Go identifier that is not a keyword nor "_".
+func ValidPackage(name string) bool { return render.ValidPackage(name) }
 
 // relevant keeps the model's warnings about operations that are still
 // tools after curation (and those about the spec as a whole): a problem in
@@ -232,68 +284,6 @@ func keptPrefix(kept map[string]bool, ptr string) bool {
 	return false
 }
 
-// loadSpec loads the spec, first applying the overlay's OpenAPI Overlay
-// actions when it has any; then it also returns the patched spec, which maps
-// positions back to the user's files.
-func loadSpec(opts Options, ov *overlays.Overlay) (*load.Spec, *patchedSpec, []diag.Diagnostic, error) {
-	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, RefRoot: opts.RefRoot, Strict: opts.Strict, SkipValidation: opts.SkipValidation, ValidateInBackground: true}
-	if ov == nil || len(ov.Actions) == 0 {
-		spec, err := load.Load(opts.SpecPath, lo)
-		return spec, nil, nil, err
-	}
-	data, err := os.ReadFile(opts.SpecPath)
-	if err != nil {
-		return nil, nil, nil, diag.At(diag.Pos{File: opts.SpecPath}, "cannot read spec: %v", unwrapPathError(err))
-	}
-	// Decoded twice: the actions change one copy, positions are looked up
-	// in the other.
-	var root yaml.Node
-	var doc, original any
-	err = yaml.Unmarshal(data, &root)
-	if err == nil {
-		err = root.Decode(&doc)
-	}
-	if err == nil {
-		err = root.Decode(&original)
-	}
-	if err != nil || root.Kind != yaml.DocumentNode {
-		// Let the loader report the syntax error with its position.
-		spec, lerr := load.LoadData(opts.SpecPath, data, lo)
-		if lerr != nil {
-			return nil, nil, nil, lerr
-		}
-		return spec, nil, nil, nil
-	}
-	patchedDoc, ds := overlays.ApplyActions(overlays.JSONable(doc), ov.Actions, opts.Strict)
-	l := &diag.List{}
-	l.Add(ds...)
-	if err := l.Err(); err != nil {
-		return nil, nil, nil, err
-	}
-	patched, err := newPatchedSpec(&root, overlays.JSONable(original), patchedDoc)
-	if err != nil {
-		return nil, nil, nil, diag.At(diag.Pos{File: opts.OverlayPath}, "the spec cannot be re-encoded after the overlay's actions: %v", err)
-	}
-	l.Add(patched.brokenRefs(opts.SpecPath, opts.OverlayPath)...)
-	if err := l.Err(); err != nil {
-		return nil, nil, nil, err
-	}
-	spec, err := load.LoadData(opts.SpecPath, patched.text, lo)
-	if err != nil {
-		var de *diag.Errors
-		if errors.As(err, &de) {
-			for i := range de.List {
-				de.List[i].Pos = patched.pos(de.List[i].Pos, opts.SpecPath, opts.OverlayPath)
-				de.List[i].Message = "after the overlay's actions (" + opts.OverlayPath + "): " + de.List[i].Message
-			}
-		}
-		return nil, nil, nil, err
-	}
-	sum := sha256.Sum256(data)
-	spec.SHA256 = hex.EncodeToString(sum[:])
-	return spec, patched, l.Warnings(), nil
-}
-
 func unwrapPathError(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
@@ -305,7 +295,7 @@ func unwrapPathError(err error) error {
 // Write puts files under dir. A file whose content is already what it would
 // be is not rewritten, so build caches and file watchers see no change.
 // It returns the paths it wrote.
-func Write(dir string, files []render.File) ([]string, error) {
+func Write(dir string, files []File) ([]string, error) {
 	var wrote []string
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))

@@ -222,7 +222,7 @@ func (c *Call) pending() *pendingReservation {
 // releaseFailedApprovals is a receiving middleware, outside go-sdk's own:
 // a tools/call that ends in a protocol error while its quote is reserved for
 // an approval request gives the quote back.
-func (k *Kit) releaseFailedApprovals(next mcp.MethodHandler) mcp.MethodHandler {
+func (k *Runtime) releaseFailedApprovals(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "tools/call" {
 			return next(ctx, method, req)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // auditRecord is one line of the audit log: enough to tell, later, a wrong
@@ -105,7 +107,7 @@ const (
 
 // writeAudit writes the call's audit record, with secrets redacted and
 // values summarised (long strings and lists cut, deep values elided).
-func (k *Kit) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
+func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	rec := auditRecord{
 		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Session: c.sessionID(), Args: summarize(anyMap(c.args), 0),
 		Identity: c.contextValues(), Approval: c.audit.Approval, Ignored: c.audit.Ignored, Steps: c.audit.Steps,
@@ -144,7 +146,7 @@ func (k *Kit) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	if len(b) > auditLine {
 		// Still too long (many calls, many wide values): keep the record's
 		// facts, drop the bulk.
-		rec.Args = fmt.Sprintf("(%d bytes, not shown)", len(jsonText(c.args)))
+		rec.Args = fmt.Sprintf("(%d bytes, not shown)", len(jsonv.Text(c.args)))
 		if rec.Quote != nil {
 			rec.Quote.Values = "(not shown)"
 		}

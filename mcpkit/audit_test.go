@@ -48,7 +48,7 @@ func (l *lockedBuffer) records(t *testing.T) []map[string]any {
 // auditServer registers one tool calling GET /things/{id} with an error rule
 // for 409, against a backend answering 404 for "missing", 409 for "taken"
 // and 400 naming a field for "bad".
-func auditServer(t *testing.T, log io.Writer) (*mcp.Server, *Kit) {
+func auditServer(t *testing.T, log io.Writer) (*mcp.Server, *Runtime) {
 	t.Helper()
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -70,7 +70,7 @@ func auditServer(t *testing.T, log io.Writer) (*mcp.Server, *Kit) {
 	tool := &Tool{Name: "get_thing", InputSchema: `{"type":"object","properties":{"id":{"type":"string","maxLength":8}},"required":["id"],"additionalProperties":false}`,
 		Errors: []ErrorRule{{Status: []string{"500"}, Text: "unused"}, {Status: []string{"409"}, Text: "Taken: pick another."}}}
 	s, k, err := NewServer(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: log, Getenv: func(string) string { return "" }},
-		func(s *mcp.Server, k *Kit) {
+		func(s *mcp.Server, k *Runtime) {
 			k.AddTool(s, tool, func(c *Call) *mcp.CallToolResult {
 				r := c.Request(http.MethodGet, "/things/{id}")
 				r.Path("id", c.Arg("id"), Simple)

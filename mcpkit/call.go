@@ -16,7 +16,7 @@ import (
 type Call struct {
 	ctx    context.Context
 	req    *mcp.CallToolRequest
-	kit    *Kit
+	kit    *Runtime
 	tool   *Tool
 	header http.Header // the incoming MCP HTTP request's headers, if any
 	// args hold numbers as json.Number so that 64-bit ids reach the backend
@@ -58,14 +58,14 @@ func (c *Call) Arg(name string) Value {
 	return Value{V: v, Set: ok}
 }
 
-// Ctx is the call's Go context (cancelled when the client cancels).
-func (c *Call) Ctx() context.Context { return c.ctx }
+// Context is the call's Go context (cancelled when the client cancels).
+func (c *Call) Context() context.Context { return c.ctx }
 
 // newCall decodes and validates the arguments. An invalid call becomes a
 // tool result that names the field and what was expected, so the model can
 // correct it; it is never a protocol error. The call is returned either
 // way, so that a refused call is audited too.
-func (k *Kit) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*Call, *mcp.CallToolResult) {
+func (k *Runtime) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*Call, *mcp.CallToolResult) {
 	c := &Call{ctx: ctx, req: req, kit: k, tool: t}
 	if req.Extra != nil {
 		c.header = req.Extra.Header
@@ -155,10 +155,11 @@ func Fixed(jsonValue string) Value {
 	return Value{V: v, Set: true}
 }
 
-// Context returns a value of the caller's context. When it is not
+// Caller returns a value of the caller's context (the overlay's
+// server.context: customer_id, tenant), never the model's. When it is not
 // available the call fails with a result telling the model the session
 // lacks it; the model cannot supply it.
-func (c *Call) Context(name string) Value {
+func (c *Call) Caller(name string) Value {
 	for i := range c.kit.api.Context {
 		cv := &c.kit.api.Context[i]
 		if cv.Name != name {

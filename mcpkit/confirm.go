@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // lease is a confirm call's reservation of its quote while its steps run.
@@ -17,15 +19,34 @@ type lease struct {
 	approved time.Time
 }
 
-// takeQuote loads and checks the quote a confirm tool was given, reserves it
-// for this call, and asks for approval. A nil result means: run, under the
-// returned lease.
-func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
+// Confirmation is a confirm tool's call carrying out one quote. Its
+// generated handler reads as what it does:
+//
+//	q, res := c.TakeQuote()   // the quote named by quote_id: this caller's, made by the quote tool, unused, unexpired
+//	q.Preflight()             // every request that needs no earlier answer can be built
+//	q.Reserve()               // the quote is this call's; the person approves (Approval)
+//	q.Run()                   // the steps in order, then the quote is used
+//
+// each stopping the call with its result when it returns one. A run that
+// stops keeps its progress in the quote, and the next call resumes it.
+type Confirmation struct {
+	c     *Call
+	s     *Scope
+	quote *Quote
+	lease *lease
+}
+
+// TakeQuote loads the quote the model gave (quote_id) and checks that it
+// may be carried out by this call: it exists, is this caller's (the
+// identity of the call's context values), was made by the quote tool this
+// tool confirms, is not used, and has not expired (a run that stopped
+// part-way may resume after its expiry). The quote's values are then what
+// the steps' bindings read as .quote.
+func (c *Call) TakeQuote() (*Confirmation, *mcp.CallToolResult) {
 	t := c.tool
 	id, _ := c.args["quote_id"].(string)
 	id = strings.TrimSpace(id)
-	store := c.kit.quotes
-	q, err := store.Load(c.ctx, id)
+	q, err := c.kit.quotes.Load(c.ctx, id)
 	now := c.kit.now()
 	if err == nil && q.Identity != c.identity() {
 		if ok, problem := c.identified(); !ok {
@@ -47,29 +68,55 @@ func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
 	case q.Used:
 		return nil, c.alreadyUsed(q)
 	case q.Progress == nil && now.After(q.Expires):
-		return nil, errorResult(c.say("quote_expired", M{"id": id, "expires_at": q.Expires.UTC().Format("15:04:05 UTC"), "quote_tool": t.Confirms}))
+		return nil, errorResult(c.say("quote_expired", M{"id": id, "expires_at": expiresAt(q), "quote_tool": t.Confirms}))
 	}
-	s.data["quote"] = map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339), "args": q.Args, "body": q.Body}
-	// Nothing is reserved, and nobody asked, for a run that cannot start.
-	if i, problem := c.preflight(s); problem != "" {
-		return nil, (&stepRun{c: c, s: s, lease: &lease{quote: q}}).stopped(i, 0, 1, outcomeNotSent, problem)
-	}
+	s := c.newScope()
+	s.data["quote"] = map[string]any{"id": q.ID, "expires_at": expiresAt(q), "args": q.Args, "body": q.Body}
+	return &Confirmation{c: c, s: s, quote: q}, nil
+}
 
-	// A run that stopped part-way was approved already: it resumes.
-	if q.Progress != nil || t.Approval == nil {
-		l, res := c.reserve(q, randomToken(16), c.runUntil(now))
+// Preflight builds every step request that does not need an earlier
+// step's answer, without sending it (see Call.preflight): a run that
+// cannot start stops here, before the quote is reserved or anyone asked.
+func (cf *Confirmation) Preflight() *mcp.CallToolResult {
+	if i, problem := cf.c.preflight(cf.s); problem != "" {
+		return (&stepRun{c: cf.c, s: cf.s, lease: &lease{quote: cf.quote}}).stopped(i, 0, 1, outcomeNotSent, problem)
+	}
+	return nil
+}
+
+// Reserve reserves the quote for this call, so that no other call carries
+// it out meanwhile. When the tool asks for approval (Tool.Approval) and
+// the run is not a resumption, this is the approval round trip: the first
+// call reserves the quote for the question and returns the question (an
+// MCP input request, with a signed request state); the call that brings
+// the answer goes on only when the person accepted, and a decline gives
+// the quote back.
+func (cf *Confirmation) Reserve() *mcp.CallToolResult {
+	c, q := cf.c, cf.quote
+	var l *lease
+	var res *mcp.CallToolResult
+	if q.Progress != nil || c.tool.Approval == nil {
+		// A run that stopped part-way was approved already: it resumes.
+		l, res = c.reserve(q, randomToken(16), c.runUntil(c.kit.now()))
 		if l != nil && q.Progress != nil {
 			l.approved = q.Progress.Approved
 			c.audit.Approval = "resumed"
 		}
-		return l, res
+	} else {
+		l, res = c.approve(cf.s, q)
 	}
+	cf.lease = l
+	return res
+}
 
+// approve asks the person to approve the run, or acts on their answer.
+func (c *Call) approve(s *Scope, q *Quote) (*lease, *mcp.CallToolResult) {
 	msg := c.approvalQuestion(s, q)
-	if a := c.approvalAnswer(id); a != nil {
+	if a := c.approvalAnswer(q.ID); a != nil {
 		if a.ignored != "" {
 			c.audit.Ignored = a.ignored
-			c.kit.log.Warn("approval answer ignored", "tool", t.Name, "quote", id, "why", a.ignored)
+			c.kit.log.Warn("approval answer ignored", "tool", c.tool.Name, "quote", q.ID, "why", a.ignored)
 			if res := c.otherKeyHolds(q, a); res != nil {
 				return nil, res
 			}
@@ -78,6 +125,29 @@ func (c *Call) takeQuote(s *Scope) (*lease, *mcp.CallToolResult) {
 		}
 	}
 	return c.ask(q, msg)
+}
+
+// Run runs the steps in order under the reservation, and uses the quote up
+// when they all succeed; a run that stops keeps its progress in the quote
+// (what took effect, what may have) and the next call resumes it: what is
+// done is skipped, what is unknown is sent again with the same
+// Idempotency-Key where that is safe.
+func (cf *Confirmation) Run() *mcp.CallToolResult {
+	c, l := cf.c, cf.lease
+	if l == nil {
+		// Generated handlers reserve first; anything else is a bug.
+		panic("mcpkit: Confirmation.Run without a reservation: call Reserve first")
+	}
+	c.audit.Quote = l.quote
+	run := &stepRun{c: c, s: cf.s, lease: l, prior: map[string]CallOutcome{}}
+	if p := l.quote.Progress; p != nil {
+		for _, co := range p.Calls {
+			run.prior[callKey(co.Step, co.Item)] = co
+		}
+	}
+	res, complete := run.run()
+	run.settle(complete)
+	return res
 }
 
 // ask reserves the quote and asks the person, or, for a client that cannot
@@ -138,7 +208,7 @@ func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolR
 			c.audit.Ignored = "requestState already answered or lapsed"
 			return c.ask(q, msg)
 		}
-		f := M{"question": msg, "id": q.ID, "expires_at": q.Expires.UTC().Format("15:04 UTC")}
+		f := M{"question": msg, "id": q.ID, "expires_at": expiresAt(q)}
 		if action == "decline" {
 			return nil, errorResult(c.say("approval_declined", f))
 		}
@@ -233,5 +303,5 @@ func (c *Call) approvalQuestion(s *Scope, q *Quote) string {
 		return strings.TrimSpace(buf.String())
 	}
 	c.kit.log.Error("approval message template failed; asking with the quoted values instead", "tool", t.Name, "error", c.redact(err.Error()))
-	return c.say("approval_question", M{"id": q.ID, "quote": jsonText(q.Body)})
+	return c.say("approval_question", M{"id": q.ID, "quote": jsonv.Text(q.Body)})
 }

@@ -38,7 +38,7 @@
 //     environment is the session's identity.
 //
 // A missing or refused value makes the call an isError result before
-// anything is sent. NewKit refuses a verifier with a context value that has
+// anything is sent. NewRuntime refuses a verifier with a context value that has
 // no claim source (unless unverified sources are allowed); Run refuses to
 // read identity headers on a non-loopback address unless the operator says
 // a gateway sets them (--trust-context-headers). identity.go enforces this.

@@ -33,7 +33,7 @@ var errShuttingDown = errors.New("the server was shutting down")
 // shutdownGrace is how long interrupted calls get to record what they did.
 const shutdownGrace = 3 * time.Second
 
-// operationsState is a Kit's state for running as a replica.
+// operationsState is a Runtime's state for running as a replica.
 type operationsState struct {
 	ready    readiness
 	calls    callTracker
@@ -115,7 +115,7 @@ func (t *callTracker) wait(d time.Duration) bool {
 }
 
 // drain shuts srv down as described above.
-func (k *Kit) drain(srv *http.Server, bound time.Duration) {
+func (k *Runtime) drain(srv *http.Server, bound time.Duration) {
 	k.ops.stopping.Store(true)
 	k.log.Info("shutting down: no new connections; waiting for the calls in progress", "calls", len(k.ops.calls.running()), "bound", bound.String())
 	stopped := make(chan struct{})
@@ -151,7 +151,7 @@ func (k *Kit) drain(srv *http.Server, bound time.Duration) {
 
 // auditUnfinished records a call that had not ended when the server
 // stopped: what it was asked, and that whether it took effect is unknown.
-func (k *Kit) auditUnfinished(rc *runningCall) {
+func (k *Runtime) auditUnfinished(rc *runningCall) {
 	rec := auditRecord{Time: rc.start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: rc.tool, Outcome: "unknown",
 		Interrupted: errShuttingDown.Error(), Millis: time.Since(rc.start).Milliseconds(),
 		Message: "the server stopped before this call finished: whether its changes took effect is unknown (a confirm run's progress up to its last write is kept with its quote)"}

@@ -9,12 +9,15 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // failure turns a failed call into an isError result that says what went
@@ -186,14 +189,14 @@ func findMessage(v any, depth int) string {
 		var parts []string
 		for _, k := range []string{"message", "detail", "error_description", "error", "title", "msg", "description", "errors"} {
 			if f, ok := x[k]; ok {
-				if m := findMessage(f, depth+1); m != "" && !contains(parts, m) {
+				if m := findMessage(f, depth+1); m != "" && !slices.Contains(parts, m) {
 					parts = append(parts, m)
 				}
 			}
 		}
 		for _, k := range []string{"code", "field", "param", "loc"} {
 			if f, ok := x[k]; ok && len(parts) > 0 {
-				parts = append(parts, k+": "+jsonText(f))
+				parts = append(parts, k+": "+jsonv.Text(f))
 			}
 		}
 		return strings.Join(parts, "; ")
@@ -211,15 +214,6 @@ func findMessage(v any, depth int) string {
 		return strings.Join(parts, "; ")
 	}
 	return ""
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func retryAfter(h http.Header) string {

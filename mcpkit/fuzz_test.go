@@ -64,7 +64,7 @@ func FuzzArguments(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	k, err := NewKit(API{Name: "fuzz", EnvPrefix: "FUZZ", Schemes: []Scheme{{Name: "key", Kind: APIKey, In: "query", ParamName: "api_key", Env: "FUZZ_KEY"}}},
+	k, err := NewRuntime(API{Name: "fuzz", EnvPrefix: "FUZZ", Schemes: []Scheme{{Name: "key", Kind: APIKey, In: "query", ParamName: "api_key", Env: "FUZZ_KEY"}}},
 		Config{BaseURL: "https://api.example.test/v1", Getenv: func(string) string { return "fuzz-secret-key" }, Log: &bytes.Buffer{}, MaxArgumentBytes: 64 << 10})
 	if err != nil {
 		f.Fatal(err)

@@ -64,7 +64,7 @@ type pinger interface {
 }
 
 // readyChecks is the server's list of checks, built on first use.
-func (k *Kit) readyChecks() []ReadyCheck {
+func (k *Runtime) readyChecks() []ReadyCheck {
 	r := &k.ops.ready
 	r.once.Do(func() {
 		r.checks = append(r.checks, ReadyCheck{Name: "backend", Check: k.backendReachable})
@@ -78,7 +78,7 @@ func (k *Kit) readyChecks() []ReadyCheck {
 }
 
 // ready runs the checks (or returns results at most readyCacheFor old).
-func (k *Kit) ready(ctx context.Context) (bool, []checkResult) {
+func (k *Runtime) ready(ctx context.Context) (bool, []checkResult) {
 	checks := k.readyChecks()
 	r := &k.ops.ready
 	r.mu.Lock()
@@ -138,7 +138,7 @@ var errNoBaseURL = errors.New("no usable base URL is configured")
 // backendReachable opens (and closes) a TCP connection to the backend, or
 // to the proxy the server reaches it through: cheap, and it neither needs
 // credentials nor shows in the backend's request logs.
-func (k *Kit) backendReachable(ctx context.Context) error {
+func (k *Runtime) backendReachable(ctx context.Context) error {
 	if k.base == nil {
 		return errNoBaseURL
 	}
@@ -173,7 +173,7 @@ func healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 // readyz answers whether this replica should receive calls.
-func (k *Kit) readyz(w http.ResponseWriter, r *http.Request) {
+func (k *Runtime) readyz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	if k.ops.stopping.Load() {

@@ -28,7 +28,7 @@ type httpOptions struct {
 }
 
 // serveHTTP serves the MCP endpoint at /mcp until ctx ends.
-func serveHTTP(ctx context.Context, server *mcp.Server, k *Kit, o httpOptions, stderr io.Writer) int {
+func serveHTTP(ctx context.Context, server *mcp.Server, k *Runtime, o httpOptions, stderr io.Writer) int {
 	name := k.api.Name
 	addr := listenAddr(o.addr)
 	if !isLoopback(addr) {
@@ -113,7 +113,7 @@ func isLoopback(addr string) bool {
 // headerIdentityRisk says why serving on a non-loopback address would let
 // any caller choose its identity: a context value read from a request
 // header that nothing in front of the server vouches for.
-func (k *Kit) headerIdentityRisk(addr string, trusted bool) string {
+func (k *Runtime) headerIdentityRisk(addr string, trusted bool) string {
 	if trusted || (k.cfg.Verifier != nil && !k.cfg.AllowUnverifiedContext) {
 		return ""
 	}

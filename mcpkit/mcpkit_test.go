@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/theory/jsonpath"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 func decode(t *testing.T, s string) any {
@@ -44,11 +46,11 @@ func TestProjection(t *testing.T) {
 		}
 		return out
 	}
-	got := jsonText(keep(exact, plain, paths("$.total", "$.items[?@.price > 500].id")))
+	got := jsonv.Text(keep(exact, plain, paths("$.total", "$.items[?@.price > 500].id")))
 	if want := `{"items":[{"id":"a"}],"total":9007199254740993}`; got != want {
 		t.Errorf("keep: got %s, want %s", got, want)
 	}
-	got = jsonText(drop(exact, plain, paths("$.note", "$.items[*].status", "$.items[1]")))
+	got = jsonv.Text(drop(exact, plain, paths("$.note", "$.items[*].status", "$.items[1]")))
 	if want := `{"items":[{"id":"a","price":1200}],"order_id":"5531","total":9007199254740993}`; got != want {
 		t.Errorf("drop: got %s, want %s", got, want)
 	}
@@ -61,7 +63,7 @@ func TestFitCutsTheLargestArray(t *testing.T) {
 	}
 	v := decode(t, `{"small":[1,2],"data":[`+strings.Join(items, ",")+`]}`)
 	cut, note := fit(v, 1000)
-	if n := len(jsonText(cut)); n > 1000 {
+	if n := len(jsonv.Text(cut)); n > 1000 {
 		t.Fatalf("still %d bytes", n)
 	}
 	if !strings.Contains(note, "`data` shows") || !strings.Contains(note, "of 100 items") {
@@ -101,7 +103,7 @@ func TestScopeValue(t *testing.T) {
 	if v := s.Value("{{.quote.body.amount}}"); v.V != json.Number("230") || !v.Set {
 		t.Errorf("single reference lost its type: %#v", v)
 	}
-	if v := s.Value("{{ .quote.body.ids }}"); jsonText(v.V) != `["a"]` {
+	if v := s.Value("{{ .quote.body.ids }}"); jsonv.Text(v.V) != `["a"]` {
 		t.Errorf("list: %#v", v)
 	}
 	if v := s.Value("Quote {{.quote.body.amount}}"); v.V != "Quote 230" {
@@ -113,12 +115,35 @@ func TestScopeValue(t *testing.T) {
 }
 
 func TestRedaction(t *testing.T) {
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X", Schemes: []Scheme{{Name: "k", Kind: APIKey, In: "header", ParamName: "K", Env: "X_K_KEY"}}},
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X", Schemes: []Scheme{{Name: "k", Kind: APIKey, In: "header", ParamName: "K", Env: "X_K_KEY"}}},
 		Config{BaseURL: "http://127.0.0.1:1", Getenv: func(string) string { return "sekrit-value" }, Log: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := k.redact("the key sekrit-value is bad"); got != "the key [redacted] is bad" {
 		t.Errorf("redact: %q", got)
+	}
+}
+
+// Error rules match with Go values as generated code spells them: an
+// integer literal matches the JSON number however the body writes it.
+func TestBodyMatches(t *testing.T) {
+	var body any
+	if err := json.Unmarshal([]byte(`{"attempts": 3.0, "ratio": 0.5, "retryable": false, "detail": null, "meta": {"ids": [1, "x"]}, "error": {"kind": "limit"}}`), &body); err != nil {
+		t.Fatal(err)
+	}
+	conds := map[string]any{"attempts": int64(3), "ratio": 0.5, "retryable": false, "detail": nil, "meta": map[string]any{"ids": []any{1, "x"}}, "$.error.kind": "limit"}
+	if !bodyMatches(conds, body) {
+		t.Errorf("%v does not match %v", conds, body)
+	}
+	for key, other := range map[string]any{"attempts": 4, "ratio": "0.5", "retryable": true, "detail": "", "meta": map[string]any{"ids": []any{1}}, "$.error.kind": "other", "absent": 1} {
+		c := map[string]any{}
+		for k, v := range conds {
+			c[k] = v
+		}
+		c[key] = other
+		if bodyMatches(c, body) {
+			t.Errorf("%s: %v matches", key, other)
+		}
 	}
 }

@@ -310,7 +310,7 @@ func (c *Call) say(id string, f M) string {
 	if c != nil && c.tool != nil {
 		toolOver, name = c.tool.Messages, c.tool.Name
 	}
-	var k *Kit
+	var k *Runtime
 	if c != nil {
 		k = c.kit
 		c.audit.said(id)
@@ -318,7 +318,7 @@ func (c *Call) say(id string, f M) string {
 	return k.render(id, name, toolOver, f)
 }
 
-func (k *Kit) render(id, tool string, toolOver map[string]string, f M) string {
+func (k *Runtime) render(id, tool string, toolOver map[string]string, f M) string {
 	msg, ok := messageIndex[id]
 	if !ok {
 		panic("mcpkit: unknown message " + id)

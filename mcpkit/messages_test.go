@@ -66,12 +66,12 @@ func TestMessageOverrides(t *testing.T) {
 	}
 }
 
-func testKit(t *testing.T, log *bytes.Buffer) *Kit {
+func testKit(t *testing.T, log *bytes.Buffer) *Runtime {
 	t.Helper()
 	if log == nil {
 		log = &bytes.Buffer{}
 	}
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: log, Getenv: func(string) string { return "" }})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: log, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

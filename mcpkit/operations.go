@@ -107,7 +107,7 @@ func (o *operations) apply(api API, cfg *Config, stderr io.Writer) (*opened, err
 		}
 		cfg.Audit = io.MultiWriter(audit, op.stream)
 	}
-	// Until the Kit's logger exists: Redis's own messages, redacted.
+	// Until the Runtime's logger exists: Redis's own messages, redacted.
 	op.log = slog.New(slog.NewJSONHandler(redactingWriter{w: stderr, r: newRedactor(secrets, nil)}, nil))
 	if op.stream != nil {
 		op.stream.log = op.log
@@ -119,7 +119,7 @@ func (o *operations) apply(api API, cfg *Config, stderr io.Writer) (*opened, err
 }
 
 // started says, once at start, what the shared setup lacks.
-func (op *opened) started(k *Kit, api API) {
+func (op *opened) started(k *Runtime, api API) {
 	if op.store == nil {
 		return
 	}

@@ -160,7 +160,7 @@ func (r *stepRun) stopped(i, j, n int, outcome, reason string) *mcp.CallToolResu
 	f := M{"step": t.Steps[i].Name, "reason": strings.TrimSpace(reason)}
 	if len(done) == 0 && len(unknown) == 0 {
 		if l := r.lease; l != nil && l.quote.Progress == nil {
-			f["id"], f["expires_at"] = l.quote.ID, l.quote.Expires.UTC().Format("15:04 UTC")
+			f["id"], f["expires_at"] = l.quote.ID, expiresAt(l.quote)
 		}
 		return errorResult(c.say("steps_none_done", f))
 	}

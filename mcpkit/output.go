@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // A tool that declares an outputSchema must return structuredContent that
@@ -39,7 +41,7 @@ var outputChecks sync.Map // *Tool → *outputCheck
 
 // outputSchema is the tool's compiled outputSchema (nil when it has none
 // or it does not compile, which is logged once).
-func (k *Kit) outputSchema(t *Tool) *jsonschema.Schema {
+func (k *Runtime) outputSchema(t *Tool) *jsonschema.Schema {
 	if t.OutputSchema == "" {
 		return nil
 	}
@@ -60,7 +62,7 @@ func (k *Kit) outputSchema(t *Tool) *jsonschema.Schema {
 // conform makes a successful result's structuredContent valid against the
 // tool's outputSchema. What it logs passes red (the call's redactor, on
 // top of the server's log redaction): a problem can quote the response.
-func (k *Kit) conform(t *Tool, res *mcp.CallToolResult, red *redactor) {
+func (k *Runtime) conform(t *Tool, res *mcp.CallToolResult, red *redactor) {
 	if res == nil || res.IsError || len(res.InputRequests) > 0 || t.OutputSchema == "" {
 		return // an error, or a request for input: not a result yet
 	}
@@ -86,7 +88,7 @@ func (k *Kit) conform(t *Tool, res *mcp.CallToolResult, red *redactor) {
 			return
 		}
 	}
-	sc = deepCopy(sc) // the original may be shared (a stored quote's body)
+	sc = jsonv.DeepCopy(sc) // the original may be shared (a stored quote's body)
 	var problems []string
 	for round := 0; err != nil && round < 8; round++ {
 		ve, ok := err.(*jsonschema.ValidationError)

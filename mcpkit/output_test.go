@@ -11,10 +11,12 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // An output schema as the generator writes it: an object root with
-// optional, nullable fields (see generator/schema/output.go).
+// optional, nullable fields (see internal/generate/schema/output.go).
 const outSchema = `{"type":"object","properties":{
 	"id":{"type":["string","null"]},
 	"price":{"type":["number","null"]},
@@ -35,7 +37,7 @@ func TestConformKeepsWhatFits(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var log bytes.Buffer
-			k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log})
+			k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,10 +46,10 @@ func TestConformKeepsWhatFits(t *testing.T) {
 			orig := decode(t, c.sc)
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: c.sc}}, StructuredContent: orig}
 			k.conform(tool, res, nil)
-			if got := jsonText(res.StructuredContent); got != c.want {
+			if got := jsonv.Text(res.StructuredContent); got != c.want {
 				t.Errorf("structuredContent = %s, want %s", got, c.want)
 			}
-			if got := jsonText(orig); got != jsonText(decode(t, c.sc)) {
+			if got := jsonv.Text(orig); got != jsonv.Text(decode(t, c.sc)) {
 				t.Errorf("the original value was changed: %s", got)
 			}
 			if res.Content[0].(*mcp.TextContent).Text != c.sc {
@@ -67,14 +69,14 @@ func TestConformKeepsWhatFits(t *testing.T) {
 }
 
 func TestConformGivesEveryResultStructuredContent(t *testing.T) {
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &bytes.Buffer{}})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tool := &Tool{Name: "t", OutputSchema: `{"type":"object","properties":{"items":{"type":["array","null"]}}}`}
 	res := textResult("Done: the API answered HTTP 204 No Content with no content.")
 	k.conform(tool, res, nil)
-	if jsonText(res.StructuredContent) != `{}` {
+	if jsonv.Text(res.StructuredContent) != `{}` {
 		t.Errorf("structuredContent = %v, want {}", res.StructuredContent)
 	}
 	bad := errorResult("no")
@@ -85,7 +87,7 @@ func TestConformGivesEveryResultStructuredContent(t *testing.T) {
 	// An array where the schema wants an object root.
 	arr := &mcp.CallToolResult{StructuredContent: []any{"a"}}
 	k.conform(tool, arr, nil)
-	if jsonText(arr.StructuredContent) != `{}` {
+	if jsonv.Text(arr.StructuredContent) != `{}` {
 		t.Errorf("structuredContent = %v, want {}", arr.StructuredContent)
 	}
 }
@@ -94,7 +96,7 @@ func TestStartsWithoutConfiguration(t *testing.T) {
 	api := API{Name: "x", EnvPrefix: "PETS", DefaultBaseURL: "/api/v2",
 		Schemes: []Scheme{{Name: "key", Kind: APIKey, In: "header", ParamName: "X-Key", Env: "PETS_KEY"}}}
 	var log bytes.Buffer
-	k, err := NewKit(api, Config{Log: &log, Getenv: func(string) string { return "" }})
+	k, err := NewRuntime(api, Config{Log: &log, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatalf("a server without a base URL must start: %v", err)
 	}
@@ -111,7 +113,7 @@ func TestStartsWithoutConfiguration(t *testing.T) {
 		t.Errorf("a call without a base URL: %+v", res)
 	}
 
-	k, err = NewKit(api, Config{BaseURL: "http://127.0.0.1:1", Log: &log, Getenv: func(string) string { return "" }})
+	k, err = NewRuntime(api, Config{BaseURL: "http://127.0.0.1:1", Log: &log, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +129,7 @@ func TestStartsWithoutConfiguration(t *testing.T) {
 	}
 
 	// An explicit base URL that is wrong still stops the server.
-	if _, err := NewKit(api, Config{BaseURL: "ftp://x", Log: &log}); err == nil || !strings.Contains(err.Error(), "PETS_BASE_URL") {
+	if _, err := NewRuntime(api, Config{BaseURL: "ftp://x", Log: &log}); err == nil || !strings.Contains(err.Error(), "PETS_BASE_URL") {
 		t.Errorf("explicit bad base URL: %v", err)
 	}
 }
@@ -139,7 +141,7 @@ func TestUnbuildableRequestIsNotRetried(t *testing.T) {
 	var hits atomic.Int32
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer backend.Close()
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Retries: 2, Log: &bytes.Buffer{}})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Retries: 2, Log: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +167,7 @@ func TestUnbuildableRequestIsNotRetried(t *testing.T) {
 // caller's.
 func TestConformAfterRedaction(t *testing.T) {
 	var log bytes.Buffer
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log, Secrets: []string{"98765432"},
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log, Secrets: []string{"98765432"},
 		Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +177,7 @@ func TestConformAfterRedaction(t *testing.T) {
 	c := &Call{kit: k, tool: tool, header: http.Header{"Authorization": {"Bearer caller-tok-5555"}}}
 	sc := decode(t, `{"pin":98765432,"owner":{"caller-tok-5555":"not a number"}}`)
 	res := c.finish(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pin 98765432"}}, StructuredContent: sc})
-	if got := jsonText(res.StructuredContent); got != `{"owner":{}}` {
+	if got := jsonv.Text(res.StructuredContent); got != `{"owner":{}}` {
 		t.Errorf("structuredContent = %s, want the redacted pin and the misfit left out", got)
 	}
 	if err := k.outputSchema(tool).Validate(res.StructuredContent); err != nil {

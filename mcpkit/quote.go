@@ -53,6 +53,11 @@ type Quote struct {
 	Progress *Progress `json:"progress,omitempty"`
 }
 
+// expiresAt is the quote's expiry as every message and template field
+// `expires_at` shows it: RFC 3339 in UTC (what the catalog documents), one
+// format whether the model reads it in a result, an error or a question.
+func expiresAt(q *Quote) string { return q.Expires.UTC().Format(time.RFC3339) }
+
 // Progress records a confirm run that stopped before its last step, so
 // that calling the confirm tool again re-sends only what did not certainly
 // take effect.

@@ -145,32 +145,34 @@ func (s *MemoryQuoteStore) Release(_ context.Context, id, token string, progress
 func (s *MemoryQuoteStore) Checkpoint(_ context.Context, id, token string, progress *Progress) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.quotes[id]
-	switch {
-	case !ok:
-		return ErrQuoteNotFound
-	case m.q.Used:
-		return ErrQuoteUsed
-	case token == "" || m.q.ReservedBy != token:
-		return ErrQuoteNotReserved
+	q, err := s.heldBy(id, token)
+	if err == nil {
+		q.Progress = progress
 	}
-	m.q.Progress = progress
-	return nil
+	return err
 }
 
 func (s *MemoryQuoteStore) Consume(_ context.Context, id, token string, at time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	q, err := s.heldBy(id, token)
+	if err == nil {
+		q.Used, q.UsedAt = true, at
+		q.ReservedBy, q.ReservedUntil = "", time.Time{}
+	}
+	return err
+}
+
+// heldBy is the unused quote id that token reserves (s.mu held).
+func (s *MemoryQuoteStore) heldBy(id, token string) (*Quote, error) {
 	m, ok := s.quotes[id]
 	switch {
 	case !ok:
-		return ErrQuoteNotFound
+		return nil, ErrQuoteNotFound
 	case m.q.Used:
-		return ErrQuoteUsed
+		return nil, ErrQuoteUsed
 	case token == "" || m.q.ReservedBy != token:
-		return ErrQuoteNotReserved
+		return nil, ErrQuoteNotReserved
 	}
-	m.q.Used, m.q.UsedAt = true, at
-	m.q.ReservedBy, m.q.ReservedUntil = "", time.Time{}
-	return nil
+	return &m.q, nil
 }

@@ -318,7 +318,7 @@ func (c *Call) redactor() *redactor {
 // callerRedactor is the redactor of one Authorization header's secrets,
 // built once per header value: a session sends the same token on every
 // call. The cache is emptied when it holds callerCacheSize entries.
-func (k *Kit) callerRedactor(h string) *redactor {
+func (k *Runtime) callerRedactor(h string) *redactor {
 	if r, ok := k.callers.m.Load(h); ok {
 		return r.(*redactor)
 	}

@@ -99,7 +99,7 @@ func TestRedactorResult(t *testing.T) {
 // The log writer redacts each line, whatever wrote it.
 func TestRedactingLog(t *testing.T) {
 	var buf bytes.Buffer
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X", Schemes: []Scheme{{Name: "k", Kind: APIKey, In: "query", ParamName: "api_key", Env: "X_K_KEY"}}},
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X", Schemes: []Scheme{{Name: "k", Kind: APIKey, In: "query", ParamName: "api_key", Env: "X_K_KEY"}}},
 		Config{BaseURL: "http://127.0.0.1:1", Getenv: func(string) string { return "a+b/c=d" }, Log: &buf, Secrets: []string{"hs256-secret"}})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestCallerRedactor(t *testing.T) {
 func TestApprovalKeyRedacted(t *testing.T) {
 	key := "approval-key-of-at-least-32-bytes!!"
 	var log bytes.Buffer
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log, ApprovalKey: []byte(key), Getenv: func(string) string { return "" }})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log, ApprovalKey: []byte(key), Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // Style is an OpenAPI parameter serialization style.
@@ -142,7 +144,7 @@ func (r *Request) Query(name string, v Value, st Style) {
 // query parameters and form-encoded bodies.
 func addForm(vals url.Values, name string, v any, st Style) {
 	if st.JSON {
-		vals.Add(name, jsonText(v))
+		vals.Add(name, jsonv.Text(v))
 		return
 	}
 	switch st.Name {
@@ -206,7 +208,7 @@ func (r *Request) Header(name string, v Value, st Style) {
 	}
 	s := joinValue(v.V, ",", st.Explode, identity)
 	if st.JSON {
-		s = jsonText(v.V)
+		s = jsonv.Text(v.V)
 	}
 	if strings.ContainsAny(s, "\r\n\x00") {
 		r.fail("the value for header %q contains a line break or NUL character, which is not allowed in a header", name)
@@ -222,7 +224,7 @@ func (r *Request) Cookie(name string, v Value, st Style) {
 	}
 	s := joinValue(v.V, ",", st.Explode, url.QueryEscape)
 	if st.JSON {
-		s = url.QueryEscape(jsonText(v.V))
+		s = url.QueryEscape(jsonv.Text(v.V))
 	}
 	r.cookies = append(r.cookies, url.QueryEscape(name)+"="+s)
 }
@@ -281,7 +283,7 @@ func (r *Request) encodeBody() error {
 		case Raw:
 			s, ok := r.whole.(string)
 			if !ok {
-				s = jsonText(r.whole)
+				s = jsonv.Text(r.whole)
 			}
 			r.body = []byte(s)
 			return nil
@@ -295,7 +297,7 @@ func (r *Request) encodeBody() error {
 			}
 			fallthrough
 		default:
-			r.body = []byte(jsonText(r.whole))
+			r.body = []byte(jsonv.Text(r.whole))
 			return nil
 		}
 	}
@@ -305,7 +307,7 @@ func (r *Request) encodeBody() error {
 		for _, f := range r.fields {
 			obj[f.name] = f.v
 		}
-		r.body = []byte(jsonText(obj))
+		r.body = []byte(jsonv.Text(obj))
 	case Form:
 		vals := url.Values{}
 		for _, f := range r.fields {
@@ -334,7 +336,7 @@ func (r *Request) encodeBody() error {
 				if err != nil {
 					return err
 				}
-				p.Write([]byte(jsonText(x)))
+				p.Write([]byte(jsonv.Text(x)))
 			default:
 				if err := w.WriteField(f.name, scalar(x)); err != nil {
 					return err
@@ -419,19 +421,9 @@ func scalar(v any) string {
 		}
 		return "false"
 	case float64:
-		return jsonText(x)
+		return jsonv.Text(x)
 	}
-	return jsonText(v)
-}
-
-func jsonText(v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimRight(buf.String(), "\n")
+	return jsonv.Text(v)
 }
 
 func sortedKeys(m map[string]any) []string {

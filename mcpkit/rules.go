@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theory/jsonpath"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // ruleFor returns the result of the first error rule matching an HTTP
@@ -61,11 +63,12 @@ func statusMatches(statuses []string, status int) bool {
 }
 
 // bodyMatches checks each condition: a top-level field, or a JSONPath
-// expression's first value, equal to the given JSON value.
-func bodyMatches(conds map[string]string, body any) bool {
+// expression's first value, equal to the given value.
+func bodyMatches(conds map[string]any, body any) bool {
 	for key, want := range conds {
+		// As JSON would decode it: 42 and 42.0 are one number.
 		var wantV any
-		if err := json.Unmarshal([]byte(want), &wantV); err != nil {
+		if b, err := json.Marshal(want); err != nil || json.Unmarshal(b, &wantV) != nil {
 			return false
 		}
 		var got any
@@ -81,7 +84,7 @@ func bodyMatches(conds map[string]string, body any) bool {
 		} else if m, ok := body.(map[string]any); ok {
 			got, found = m[key]
 		}
-		if !found || jsonText(got) != jsonText(wantV) {
+		if !found || jsonv.Text(got) != jsonv.Text(wantV) {
 			return false
 		}
 	}

@@ -16,11 +16,11 @@ import (
 )
 
 // Register adds a generated package's tools to a server.
-type Register func(s *mcp.Server, k *Kit)
+type Register func(s *mcp.Server, k *Runtime)
 
 // NewServer builds the MCP server of a generated package.
-func NewServer(api API, cfg Config, register Register) (*mcp.Server, *Kit, error) {
-	k, err := NewKit(api, cfg)
+func NewServer(api API, cfg Config, register Register) (*mcp.Server, *Runtime, error) {
+	k, err := NewRuntime(api, cfg)
 	if err != nil {
 		return nil, nil, err
 	}

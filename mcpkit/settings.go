@@ -32,12 +32,12 @@ func parseBaseURL(raw string) (u *url.URL, problem string) {
 }
 
 // baseURLHelp says how to set the base URL.
-func (k *Kit) baseURLHelp() string {
+func (k *Runtime) baseURLHelp() string {
 	return fmt.Sprintf("set --base-url or %s_BASE_URL to the API's absolute URL (for example https://api.example.com/v1)", k.api.EnvPrefix)
 }
 
 // startWarnings logs, once at start, what calls will lack.
-func (k *Kit) startWarnings() {
+func (k *Runtime) startWarnings() {
 	if k.base == nil {
 		k.log.Warn("no backend base URL: the server starts and lists its tools, but every call is refused until one is set",
 			"problem", k.baseProblem, "fix", k.baseURLHelp())
@@ -64,7 +64,7 @@ func (c *Call) unconfigured() *mcp.CallToolResult {
 
 // unconfigured says which message tells why the server cannot make a call
 // to t as configured, with its fields; "" when it can.
-func (k *Kit) unconfigured(t *Tool, req *mcp.CallToolRequest) (string, M) {
+func (k *Runtime) unconfigured(t *Tool, req *mcp.CallToolRequest) (string, M) {
 	if k.base == nil {
 		return "base_url_missing", M{"problem": k.baseProblem, "fix": k.baseURLHelp()}
 	}
@@ -90,7 +90,7 @@ func (k *Kit) unconfigured(t *Tool, req *mcp.CallToolRequest) (string, M) {
 // missingFor returns, when no alternative of a security requirement can
 // be met, what each alternative would need; nil when one can (or when
 // there is no requirement).
-func (k *Kit) missingFor(alts [][]string, header http.Header) []string {
+func (k *Runtime) missingFor(alts [][]string, header http.Header) []string {
 	if len(alts) == 0 {
 		return nil
 	}
@@ -116,7 +116,7 @@ func (k *Kit) missingFor(alts [][]string, header http.Header) []string {
 	return need
 }
 
-func (k *Kit) scheme(name string) (Scheme, bool) {
+func (k *Runtime) scheme(name string) (Scheme, bool) {
 	for _, s := range k.api.Schemes {
 		if s.Name == name {
 			return s, true

@@ -12,6 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theory/jsonpath"
 	"github.com/theory/jsonpath/spec"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // shaper holds a tool's parsed result shaping, built on first use.
@@ -93,7 +95,7 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 	}
 	var text string
 	if changed || note != "" {
-		text = jsonText(v)
+		text = jsonv.Text(v)
 	} else {
 		// Untouched: the backend's own JSON, compacted (its key order).
 		text = compactJSON(body)
@@ -192,7 +194,7 @@ func drop(exact, plain any, paths []*jsonpath.Path) any {
 	}
 	// Deepest and last first, so removing one does not move another.
 	sort.Slice(all, func(i, j int) bool { return all[i].Compare(all[j]) > 0 })
-	out := deepCopy(exact)
+	out := jsonv.DeepCopy(exact)
 	for _, np := range all {
 		out = removePath(out, np)
 	}
@@ -309,34 +311,16 @@ func removePath(v any, np spec.NormalizedPath) any {
 	return v
 }
 
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = deepCopy(e)
-		}
-		return l
-	}
-	return v
-}
-
 // fit cuts the largest arrays of v until its JSON fits in limit bytes, and
 // says which were cut and how much (for the result_trimmed message).
 // Cutting array elements keeps v valid against its schema.
 func fit(v any, limit int) (any, string) {
-	if len(jsonText(v)) <= limit {
+	if len(jsonv.Text(v)) <= limit {
 		return v, ""
 	}
-	v = deepCopy(v)
+	v = jsonv.DeepCopy(v)
 	var notes []string
-	for round := 0; round < 8 && len(jsonText(v)) > limit; round++ {
+	for round := 0; round < 8 && len(jsonv.Text(v)) > limit; round++ {
 		path, arr := largestArray(v, nil)
 		if len(arr) == 0 {
 			break
@@ -346,7 +330,7 @@ func fit(v any, limit int) (any, string) {
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
 			v = setAt(v, path, arr[:mid])
-			if len(jsonText(v)) <= limit {
+			if len(jsonv.Text(v)) <= limit {
 				lo = mid
 			} else {
 				hi = mid - 1
@@ -378,7 +362,7 @@ func largestArray(v any, path []any) ([]any, []any) {
 				visit(e, append(append([]any(nil), path...), k))
 			}
 		case []any:
-			if size := len(jsonText(x)); size > bestSize && len(x) > 0 {
+			if size := len(jsonv.Text(x)); size > bestSize && len(x) > 0 {
 				bestSize, bestPath, best = size, path, x
 			}
 			for i, e := range x {

@@ -24,7 +24,7 @@ func TestStartupCollectorGate(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	api := API{Name: "gate", EnvPrefix: "GATE"}
-	register := func(s *mcp.Server, k *Kit) {
+	register := func(s *mcp.Server, k *Runtime) {
 		k.AddTool(s, &Tool{Name: "noop", InputSchema: `{"type":"object","properties":{"x":{"type":"string","description":"anything"}}}`, OutputSchema: `{"type":"object"}`}, func(c *Call) *mcp.CallToolResult { return &mcp.CallToolResult{} })
 	}
 	done := make(chan int, 1)

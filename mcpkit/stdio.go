@@ -30,7 +30,7 @@ const (
 // JSON-RPC message go-sdk accepts: wrong version, too deep, too large, a
 // batch the protocol no longer allows) and passes only frames go-sdk's
 // decoder accepts, so the session goes on.
-func stdioTransport(in io.Reader, out io.Writer, k *Kit) mcp.Transport {
+func stdioTransport(in io.Reader, out io.Writer, k *Runtime) mcp.Transport {
 	k.stdioSession = randomToken(6)
 	w := &frameWriter{w: out}
 	pr, pw := io.Pipe()
@@ -85,7 +85,7 @@ type frameFilter struct {
 	log     *slog.Logger
 	// kit renders the replies (built-in messages, overridable); nil: the
 	// defaults.
-	kit *Kit
+	kit *Runtime
 	// version is the protocol version the client asked for in
 	// initialize; batches are not part of 2025-06-18 and later.
 	version string

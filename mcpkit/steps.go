@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // Step is one operation of a composed tool.
@@ -24,8 +26,8 @@ type Step struct {
 	// ReadOnly steps may be retried; writes never are once sent.
 	ReadOnly bool
 	Security [][]string
-	// Build makes the step's request from the scope.
-	Build func(c *Call, s *Scope) *Request
+	// Request builds the step's request from the scope.
+	Request func(c *Call, s *Scope) *Request
 }
 
 // Scope is what a composed tool's bindings and templates see: .args,
@@ -151,34 +153,32 @@ func isIdentByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
-// RunSteps runs a composed tool: for a confirm tool it first checks the
-// quote, reserves it and asks for approval; then each step in order. A failed
-// step stops the run; the result says which writes took effect, which may
-// have, and which did not run, and a confirm tool's quote keeps that
-// progress so that calling the tool again finishes the run.
+// RunSteps runs a composed tool's steps in order, after the preflight (see
+// Call.preflight). A failed step stops the run; the result says which
+// writes took effect, which may have, and which did not run.
+//
+// A confirm tool runs its steps through its quote instead (TakeQuote,
+// then Preflight, Reserve and Run, see Confirmation): RunSteps refuses to
+// run them without it.
 func (c *Call) RunSteps() *mcp.CallToolResult {
-	t := c.tool
-	s := &Scope{c: c, data: map[string]any{"args": c.args, "context": c.contextValues()}}
-	s.unread = map[string]bool{}
+	if c.tool.Confirms != "" {
+		c.kit.log.Error("a confirm tool's handler called RunSteps; it takes its quote first (TakeQuote)", "tool", c.tool.Name)
+		return errorResult(c.say("internal_error", nil))
+	}
+	s := c.newScope()
 	run := &stepRun{c: c, s: s, prior: map[string]CallOutcome{}}
-	if t.Confirms != "" {
-		l, res := c.takeQuote(s)
-		if res != nil {
-			return res
-		}
-		c.audit.Quote = l.quote
-		run.lease = l
-		if p := l.quote.Progress; p != nil {
-			for _, co := range p.Calls {
-				run.prior[callKey(co.Step, co.Item)] = co
-			}
-		}
-	} else if i, problem := c.preflight(s); problem != "" {
+	if i, problem := c.preflight(s); problem != "" {
 		return run.stopped(i, 0, 1, outcomeNotSent, problem)
 	}
 	res, complete := run.run()
 	run.settle(complete)
 	return res
+}
+
+// newScope is what the call's bindings and templates see before any step
+// ran: its arguments and context values.
+func (c *Call) newScope() *Scope {
+	return &Scope{c: c, data: map[string]any{"args": c.args, "context": c.contextValues()}, unread: map[string]bool{}}
 }
 
 // stepRun is one run of a composed tool's steps.
@@ -228,7 +228,7 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 				}
 				continue
 			}
-			req := st.Build(c, s)
+			req := st.Request(c, s)
 			req.readOnly, req.idempotent, req.security = st.ReadOnly, st.ReadOnly, st.Security
 			if st.IdempotencyKey {
 				if q, ok := s.data["quote"].(map[string]any); ok {
@@ -355,7 +355,7 @@ func (c *Call) needsAnswer(s *Scope, from int, step string) string {
 		}
 		c.bindErr = nil
 		s.data["item"] = nil
-		st.Build(c, s)
+		st.Request(c, s)
 		if errors.As(c.bindErr, new(*unreadAnswerError)) {
 			return st.Name
 		}
@@ -408,7 +408,7 @@ func (c *Call) preflight(s *Scope) (int, string) {
 			if st.ForEach != "" {
 				s.data["item"] = item
 			}
-			st.Build(c, s)
+			st.Request(c, s)
 			if c.missing != nil {
 				return i, textOf(c.missingContext())
 			}
@@ -462,7 +462,7 @@ func (c *Call) composedResult(s *Scope, stepsData map[string]any, r *stepRun) *m
 	if cuts != "" {
 		content = append(content, &mcp.TextContent{Text: c.say("result_trimmed", M{"limit": limit, "cuts": cuts})})
 	}
-	content = append(content, &mcp.TextContent{Text: jsonText(v)})
+	content = append(content, &mcp.TextContent{Text: jsonv.Text(v)})
 	return &mcp.CallToolResult{Content: content, StructuredContent: v}
 }
 
@@ -511,7 +511,7 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 		return nil, err
 	}
 	c.audit.Quote = q
-	return map[string]any{"id": q.ID, "expires_at": q.Expires.UTC().Format(time.RFC3339)}, nil
+	return map[string]any{"id": q.ID, "expires_at": expiresAt(q)}, nil
 }
 
 // quoteNotSaved is the result of a quote tool whose quote was not stored.

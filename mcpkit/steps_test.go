@@ -28,12 +28,12 @@ func TestBindingFailureStopsBeforeTheRequest(t *testing.T) {
 	}))
 	defer backend.Close()
 	var log bytes.Buffer
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &log, Getenv: func(string) string { return "" }})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &log, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	step := func(name, method, binding string) Step {
-		return Step{Name: name, ReadOnly: method == http.MethodGet, Build: func(c *Call, s *Scope) *Request {
+		return Step{Name: name, ReadOnly: method == http.MethodGet, Request: func(c *Call, s *Scope) *Request {
 			r := c.Request(method, "/things")
 			r.Body(JSON, "application/json", false)
 			r.Field("v", s.Value(binding))
@@ -99,7 +99,7 @@ func TestResultTemplateFailure(t *testing.T) {
 	}))
 	defer backend.Close()
 	var log bytes.Buffer
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &log, Getenv: func(string) string { return "" }})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &log, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,12 +138,12 @@ func TestUnreadableWriteTookEffect(t *testing.T) {
 		w.Write([]byte(`{"id":"n1"}`))
 	}))
 	defer backend.Close()
-	k, err := NewKit(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &bytes.Buffer{}, Getenv: func(string) string { return "" }})
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: &bytes.Buffer{}, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	write := func(name, path string) Step {
-		return Step{Name: name, IdempotencyKey: true, Build: func(c *Call, s *Scope) *Request { return c.Request(http.MethodPost, path) }}
+		return Step{Name: name, IdempotencyKey: true, Request: func(c *Call, s *Scope) *Request { return c.Request(http.MethodPost, path) }}
 	}
 	run := func(tool *Tool, quote string) (*mcp.CallToolResult, []string) {
 		got = nil
@@ -152,7 +152,7 @@ func TestUnreadableWriteTookEffect(t *testing.T) {
 		if bad != nil {
 			t.Fatalf("arguments refused: %s", textOf(bad))
 		}
-		return c.finish(c.RunSteps()), got
+		return c.finish(confirmHandler(c)), got
 	}
 	newQuote := func() string {
 		c, _ := k.newCall(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "q"}}, &Tool{Name: "q", InputSchema: `{"type":"object"}`, Quote: &QuoteSpec{TTLSeconds: 600}})
@@ -166,6 +166,16 @@ func TestUnreadableWriteTookEffect(t *testing.T) {
 
 	tool := &Tool{Name: "both", Confirms: "q", InputSchema: schema, Steps: []Step{write("first", "/first"), write("second", "/second")}}
 	q := newQuote()
+
+	// Only through its quote: RunSteps does not run a confirm tool's steps.
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool.Name, Arguments: json.RawMessage(`{"quote_id":"` + q + `"}`)}}
+	if c, _ := k.newCall(context.Background(), req, tool); c != nil {
+		got = nil
+		if res := c.RunSteps(); !res.IsError || len(got) != 0 {
+			t.Fatalf("RunSteps on a confirm tool: sent %v: %s", got, textOf(res))
+		}
+	}
+
 	res, sent := run(tool, q)
 	text := textOf(res)
 	if !res.IsError || len(sent) != 1 {
@@ -203,4 +213,19 @@ func TestUnreadableWriteTookEffect(t *testing.T) {
 	if res, sent = run(tool, q); len(sent) != 0 || !strings.Contains(textOf(res), "already carried out") {
 		t.Errorf("after a complete run: sent %v: %s", sent, textOf(res))
 	}
+}
+
+// confirmHandler is what tailor generates for a confirm tool.
+func confirmHandler(c *Call) *mcp.CallToolResult {
+	q, res := c.TakeQuote()
+	if res != nil {
+		return res
+	}
+	if res := q.Preflight(); res != nil {
+		return res
+	}
+	if res := q.Reserve(); res != nil {
+		return res
+	}
+	return q.Run()
 }

@@ -1,13 +1,14 @@
 package mcpkit
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"text/template"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // TemplateFuncs are the functions overlay templates may call, besides
@@ -24,7 +25,7 @@ func TemplateFuncs() template.FuncMap {
 		"money":  money,
 		"join":   join,
 		"pluck":  pluck,
-		"json":   jsonText,
+		"json":   jsonv.Text,
 		"eq":     eqFunc,
 		"ne":     neFunc,
 		"lt":     ltFunc,
@@ -38,7 +39,7 @@ func TemplateFuncs() template.FuncMap {
 // money formats an amount with thousands separators: 1430 → "1,430",
 // 12.5 → "12.50".
 func money(v any) string {
-	f, ok := toFloat(v)
+	f, ok := templateFloat(v)
 	if !ok {
 		return fmt.Sprint(v)
 	}
@@ -86,26 +87,6 @@ func pluck(list any, field string) []any {
 	return out
 }
 
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	case float32:
-		return float64(x), true
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case string:
-		f, err := strconv.ParseFloat(x, 64)
-		return f, err == nil
-	}
-	return 0, false
-}
-
 // ParseTemplate parses an overlay template with tailor's functions. Missing
 // keys are errors at run time rather than "<no value>" in front of the model.
 //
@@ -141,4 +122,14 @@ func templateError(err error) string {
 		return msg[i+2:]
 	}
 	return strings.TrimPrefix(msg, "template: ")
+}
+
+// templateFloat is a number a template function is given: a JSON number,
+// or text that reads as one.
+func templateFloat(v any) (float64, bool) {
+	if s, ok := v.(string); ok {
+		f, err := strconv.ParseFloat(s, 64)
+		return f, err == nil
+	}
+	return jsonv.Float(v)
 }

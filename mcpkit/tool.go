@@ -40,6 +40,9 @@ type Tool struct {
 	MaxBytes int
 	// Errors turn matching failures into messages, first match wins.
 	Errors []ErrorRule
+	// Messages override built-in messages for this tool, by id (see
+	// Catalog); they win over API.Messages.
+	Messages map[string]string
 	// Quote makes this a quote tool (see QuoteSpec).
 	Quote *QuoteSpec
 	// Confirms names the quote tool whose quotes this tool carries out.
@@ -48,9 +51,6 @@ type Tool struct {
 	Approval *Approval
 	// Steps make a composed tool, run by Call.RunSteps.
 	Steps []Step
-	// Messages override built-in messages for this tool, by id (see
-	// Catalog); they win over API.Messages.
-	Messages map[string]string
 
 	once      sync.Once
 	validator *validator
@@ -60,8 +60,9 @@ type Tool struct {
 // Handler performs one tool call.
 type Handler func(c *Call) *mcp.CallToolResult
 
-// definition is the tool as the protocol lists it.
-func (t *Tool) definition() *mcp.Tool {
+// Definition is the tool as tools/list lists it (tailor's review tools
+// count its tokens).
+func (t *Tool) Definition() *mcp.Tool {
 	open := t.OpenWorld
 	def := &mcp.Tool{
 		Name:        t.Name,
@@ -113,8 +114,8 @@ func (s rawSchema) MarshalJSON() ([]byte, error) { return []byte(s), nil }
 var objectRoot = &jsonschema.Schema{Type: "object"}
 
 // AddTool registers t on s; calls run h with validated arguments.
-func (k *Kit) AddTool(s *mcp.Server, t *Tool, h Handler) {
-	def := t.definition()
+func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
+	def := t.Definition()
 	input, output := def.InputSchema, def.OutputSchema
 	def.InputSchema = objectRoot
 	if output != nil {

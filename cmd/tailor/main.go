@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/tailormcp/tailor/cmd/tailor/internal/cli"
+	"github.com/tailormcp/tailor/internal/cli"
 )
 
 func main() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

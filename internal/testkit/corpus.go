@@ -106,8 +106,8 @@ func readmeSpecs(dir string) ([]CorpusSpec, error) {
 			return nil, fmt.Errorf("corpus README: %s: ops %q is not a number", file, cells[3])
 		}
 		name, refRoot := strings.TrimSuffix(file, ext), ""
-		if i := strings.IndexByte(name, '/'); i >= 0 {
-			name = name[:i] // petstore-separate-v2/spec/swagger.yaml
+		if first, _, nested := strings.Cut(name, "/"); nested {
+			name = first // petstore-separate-v2/spec/swagger.yaml
 			refRoot = filepath.Join(dir, name)
 		}
 		out = append(out, CorpusSpec{Name: name, Path: filepath.Join(dir, filepath.FromSlash(file)), Version: strings.TrimSpace(cells[2]), Ops: ops, RefRoot: refRoot})

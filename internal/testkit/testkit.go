@@ -62,16 +62,36 @@ func NewModule(t testing.TB) *Module {
 	return m
 }
 
+// Generated is a run of the pipeline and the files rendered from it.
+type Generated struct {
+	*generator.Output
+	Files []generator.File
+}
+
+// Generate runs the pipeline and renders its files, as tailor generate
+// does (without writing them).
+func Generate(opts generator.Options) (*Generated, error) {
+	out, err := generator.Run(opts)
+	if err != nil {
+		return nil, err
+	}
+	files, err := out.Render()
+	if err != nil {
+		return nil, err
+	}
+	return &Generated{Output: out, Files: files}, nil
+}
+
 // Generate runs tailor's pipeline on spec into package pkg of the module,
 // with a main in cmd/pkg, and returns the result.
-func (m *Module) Generate(t testing.TB, spec, pkg string, tweak ...func(*generator.Options)) *generator.Result {
+func (m *Module) Generate(t testing.TB, spec, pkg string, tweak ...func(*generator.Options)) *Generated {
 	t.Helper()
 	out := filepath.Join(m.Dir, pkg)
 	opts := generator.Options{SpecPath: spec, OutDir: out, Package: pkg, Main: true, ImportPath: m.Path + "/" + pkg, Name: pkg}
 	for _, f := range tweak {
 		f(&opts)
 	}
-	res, err := generator.Generate(opts)
+	res, err := Generate(opts)
 	if err != nil {
 		t.Fatalf("generate %s: %v", spec, err)
 	}
@@ -81,9 +101,9 @@ func (m *Module) Generate(t testing.TB, spec, pkg string, tweak ...func(*generat
 	return res
 }
 
-// Build compiles the module's cmd/<pkg> binaries into the module's bin/
+// Compile compiles the module's cmd/<pkg> binaries into the module's bin/
 // directory in one go invocation, and vets them when vet is set.
-func (m *Module) Build(t testing.TB, pkgs ...string) map[string]string {
+func (m *Module) Compile(t testing.TB, pkgs ...string) map[string]string {
 	t.Helper()
 	bins := map[string]string{}
 	binDir := filepath.Join(m.Dir, "bin")

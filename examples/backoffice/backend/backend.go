@@ -227,14 +227,14 @@ func New(now func() time.Time) *Shop {
 // Handler serves the API at the root.
 func (s *Shop) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /orders/{order_id}", s.getOrder)
-	mux.HandleFunc("GET /orders/{order_id}/shipments", s.listShipments)
-	mux.HandleFunc("GET /orders/{order_id}/refunds", s.listRefunds)
-	mux.HandleFunc("POST /orders/{order_id}/refund-quotes", s.quoteRefund)
-	mux.HandleFunc("POST /orders/{order_id}/line-items/{line_item_id}/cancel", s.cancelLineItem)
-	mux.HandleFunc("POST /orders/{order_id}/refunds", s.createRefund)
-	mux.HandleFunc("POST /orders/{order_id}/returns", s.createReturn)
-	mux.HandleFunc("PUT /orders/{order_id}/shipping-address", s.updateShippingAddress)
+	mux.HandleFunc("GET /orders/{order_id}", s.onOrder(s.getOrder))
+	mux.HandleFunc("GET /orders/{order_id}/shipments", s.onOrder(s.listShipments))
+	mux.HandleFunc("GET /orders/{order_id}/refunds", s.onOrder(s.listRefunds))
+	mux.HandleFunc("POST /orders/{order_id}/refund-quotes", s.onOrder(s.quoteRefund))
+	mux.HandleFunc("POST /orders/{order_id}/line-items/{line_item_id}/cancel", s.onOrder(s.cancelLineItem))
+	mux.HandleFunc("POST /orders/{order_id}/refunds", s.onOrder(s.createRefund))
+	mux.HandleFunc("POST /orders/{order_id}/returns", s.onOrder(s.createReturn))
+	mux.HandleFunc("PUT /orders/{order_id}/shipping-address", s.onOrder(s.updateShippingAddress))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
@@ -413,6 +413,18 @@ func replyErr(w http.ResponseWriter, e *apiError) { reply(w, e.status, e.body) }
 
 // findOrder returns the caller's order, or nil after answering 404. The
 // caller holds s.mu.
+// onOrder serves a route of one order: under the lock, with the order the
+// path names, when it is the caller's (else 404).
+func (s *Shop) onOrder(h func(w http.ResponseWriter, r *http.Request, o *order)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if o := s.findOrder(w, r); o != nil {
+			h(w, r, o)
+		}
+	}
+}
+
 func (s *Shop) findOrder(w http.ResponseWriter, r *http.Request) *order {
 	id := r.PathValue("order_id")
 	o := s.orders[id]
@@ -458,41 +470,23 @@ func (o *order) unknownItem(id string) *apiError {
 	return fail(http.StatusUnprocessableEntity, "unknown_line_item", "order %s has no line item %q; its line items are %s", o.id, id, strings.Join(known, ", "))
 }
 
-func (s *Shop) getOrder(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if o := s.findOrder(w, r); o != nil {
-		reply(w, http.StatusOK, o.view())
-	}
+func (s *Shop) getOrder(w http.ResponseWriter, r *http.Request, o *order) {
+	reply(w, http.StatusOK, o.view())
 }
 
-func (s *Shop) listShipments(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if o := s.findOrder(w, r); o != nil {
-		out := []Shipment{}
-		out = append(out, o.shipments...)
-		reply(w, http.StatusOK, out)
-	}
+func (s *Shop) listShipments(w http.ResponseWriter, r *http.Request, o *order) {
+	out := []Shipment{}
+	out = append(out, o.shipments...)
+	reply(w, http.StatusOK, out)
 }
 
-func (s *Shop) listRefunds(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if o := s.findOrder(w, r); o != nil {
-		out := []Refund{}
-		out = append(out, o.refunds...)
-		reply(w, http.StatusOK, out)
-	}
+func (s *Shop) listRefunds(w http.ResponseWriter, r *http.Request, o *order) {
+	out := []Refund{}
+	out = append(out, o.refunds...)
+	reply(w, http.StatusOK, out)
 }
 
-func (s *Shop) quoteRefund(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o := s.findOrder(w, r)
-	if o == nil {
-		return
-	}
+func (s *Shop) quoteRefund(w http.ResponseWriter, r *http.Request, o *order) {
 	var body struct {
 		LineItemIDs []string `json:"line_item_ids"`
 		Reason      *string  `json:"reason"`
@@ -509,13 +503,7 @@ func (s *Shop) quoteRefund(w http.ResponseWriter, r *http.Request) {
 	reply(w, http.StatusOK, q)
 }
 
-func (s *Shop) cancelLineItem(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o := s.findOrder(w, r)
-	if o == nil {
-		return
-	}
+func (s *Shop) cancelLineItem(w http.ResponseWriter, r *http.Request, o *order) {
 	li := o.item(r.PathValue("line_item_id"))
 	if li == nil {
 		replyErr(w, o.unknownItem(r.PathValue("line_item_id")))
@@ -541,13 +529,7 @@ func (s *Shop) cancelLineItem(w http.ResponseWriter, r *http.Request) {
 	reply(w, http.StatusOK, CancelledLineItem{LineItemID: li.LineItemID, Name: li.Name, Quantity: li.Quantity, Status: li.Status})
 }
 
-func (s *Shop) createRefund(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o := s.findOrder(w, r)
-	if o == nil {
-		return
-	}
+func (s *Shop) createRefund(w http.ResponseWriter, r *http.Request, o *order) {
 	key := r.Header.Get("Idempotency-Key")
 	if id, ok := o.idempotency[key]; ok && key != "" {
 		for _, rf := range o.refunds {
@@ -622,13 +604,7 @@ func (s *Shop) createRefund(w http.ResponseWriter, r *http.Request) {
 	reply(w, http.StatusCreated, rf)
 }
 
-func (s *Shop) createReturn(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o := s.findOrder(w, r)
-	if o == nil {
-		return
-	}
+func (s *Shop) createReturn(w http.ResponseWriter, r *http.Request, o *order) {
 	var body struct {
 		LineItemIDs []string `json:"line_item_ids"`
 		Kind        string   `json:"kind"`
@@ -676,13 +652,7 @@ func (s *Shop) createReturn(w http.ResponseWriter, r *http.Request) {
 	reply(w, http.StatusCreated, rt)
 }
 
-func (s *Shop) updateShippingAddress(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o := s.findOrder(w, r)
-	if o == nil {
-		return
-	}
+func (s *Shop) updateShippingAddress(w http.ResponseWriter, r *http.Request, o *order) {
 	var a Address
 	if e := decode(r, &a); e != nil {
 		replyErr(w, e)

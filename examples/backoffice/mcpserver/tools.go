@@ -19,8 +19,8 @@ var getOrderTool = &mcpkit.Tool{
 	Description:  "Returns one order of the signed-in customer: its line items (line_item_id, name, price, status),\nthe coupon, the amount paid and the payment method. Call this first: the other tools take its\nline_item_id values. Read-only.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"order_id":{"description":"Order number as the customer gives it, e.g. \"5531\".","title":"Order Id","type":"string"}},"required":["order_id"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"Coupon":{"properties":{"code":{"type":["string","null"]},"description":{"type":["string","null"]},"discount":{"type":["integer","null"]},"threshold":{"type":["integer","null"]}},"type":["object","null"]},"LineItem":{"properties":{"delivered_at":{"anyOf":[{"type":["string","null"]},{"type":"null"}]},"line_item_id":{"type":["string","null"]},"name":{"type":["string","null"]},"price":{"type":["integer","null"]},"quantity":{"type":["integer","null"]},"status":{"type":["string","null"]}},"type":["object","null"]},"PaymentMethod":{"properties":{"card_last4":{"type":["string","null"]},"type":{"type":["string","null"]}},"type":["object","null"]},"ShippingAddress":{"properties":{"city":{"type":["string","null"]},"country":{"type":["string","null"]},"line1":{"type":["string","null"]},"line2":{"anyOf":[{"type":["string","null"]},{"type":"null"}]},"name":{"type":["string","null"]},"postal_code":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"coupon":{"anyOf":[{"$ref":"#/$defs/Coupon"},{"type":"null"}]},"customer_id":{"type":["string","null"]},"free_shipping":{"type":["boolean","null"]},"line_items":{"items":{"$ref":"#/$defs/LineItem"},"type":["array","null"]},"order_id":{"type":["string","null"]},"paid":{"type":["integer","null"]},"payment_method":{"$ref":"#/$defs/PaymentMethod"},"placed_at":{"type":["string","null"]},"shipping_address":{"$ref":"#/$defs/ShippingAddress"},"status":{"type":["string","null"]},"subtotal":{"type":["integer","null"]}},"type":"object"}`,
+	InputSchema:  getOrderInputSchema,
+	OutputSchema: getOrderOutputSchema,
 	Text:         "Order {{.body.order_id}} ({{.body.status}}): {{len .body.line_items}} items, paid NT${{money .body.paid}}{{if .body.coupon}} with coupon {{.body.coupon.code}} ({{.body.coupon.description}}){{end}}.",
 	Errors: []mcpkit.ErrorRule{
 		{Status: []string{"404"}, Text: "There is no order {{.args.order_id}} for this customer. Ask the customer for the order number shown on their order page."},
@@ -31,7 +31,7 @@ var getOrderTool = &mcpkit.Tool{
 func getOrder(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodGet, "/orders/{order_id}")
 	r.Path("order_id", c.Arg("order_id"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return c.Do(r)
 }
 
@@ -43,16 +43,16 @@ var orderStatusTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	Idempotent:   true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"order_id":{"description":"Order number as the customer gives it, e.g. \"5531\".","type":"string"}},"required":["order_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"order":{"description":"The response of step order (GET /orders/{order_id})."},"refunds":{"description":"The response of step refunds (GET /orders/{order_id}/refunds)."},"shipments":{"description":"The response of step shipments (GET /orders/{order_id}/shipments)."}},"type":"object"}`,
+	InputSchema:  orderStatusInputSchema,
+	OutputSchema: orderStatusOutputSchema,
 	Text:         "Order {{.steps.order.body.order_id}} ({{.steps.order.body.status}}): {{len .steps.shipments.body}} shipments, {{len .steps.refunds.body}} refunds.",
 	Errors: []mcpkit.ErrorRule{
 		{Status: []string{"404"}, Text: "There is no order {{.args.order_id}} for this customer. Ask the customer for the order number shown on their order page."},
 	},
 	Steps: []mcpkit.Step{
-		{Name: "order", ReadOnly: true, Build: orderStatusOrder},
-		{Name: "shipments", ReadOnly: true, Build: orderStatusShipments},
-		{Name: "refunds", ReadOnly: true, Build: orderStatusRefunds},
+		{Name: "order", ReadOnly: true, Request: orderStatusOrder},
+		{Name: "shipments", ReadOnly: true, Request: orderStatusShipments},
+		{Name: "refunds", ReadOnly: true, Request: orderStatusRefunds},
 	},
 }
 
@@ -65,7 +65,7 @@ func orderStatus(c *mcpkit.Call) *mcp.CallToolResult {
 func orderStatusOrder(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodGet, "/orders/{order_id}")
 	r.Path("order_id", s.Value("{{.args.order_id}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return r
 }
 
@@ -73,7 +73,7 @@ func orderStatusOrder(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 func orderStatusShipments(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodGet, "/orders/{order_id}/shipments")
 	r.Path("order_id", s.Value("{{.args.order_id}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return r
 }
 
@@ -81,7 +81,7 @@ func orderStatusShipments(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 func orderStatusRefunds(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodGet, "/orders/{order_id}/refunds")
 	r.Path("order_id", s.Value("{{.args.order_id}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	return r
 }
 
@@ -91,14 +91,14 @@ var quoteRefundTool = &mcpkit.Tool{
 	Title:        "Preview a refund",
 	Description:  "Computes what the customer would get back for cancelling line items that have not shipped yet,\napplying the shop's rules (a coupon whose threshold the kept items no longer reach is taken back).\nIt changes nothing: it returns the amount, how it was computed, and a quote_id. Tell the customer\nthe amount and the reason; only when they agree, call refund_items with the quote_id.\nDo not use it for delivered items: those go back with create_return.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"line_item_ids":{"description":"The line_item_id values (from get_order) of the items to cancel and refund.","items":{"type":"string"},"minItems":1,"title":"Line Item Ids","type":"array"},"order_id":{"description":"Order number, e.g. \"5531\".","title":"Order Id","type":"string"}},"required":["line_item_ids","order_id"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"Deduction":{"properties":{"amount":{"type":["integer","null"]},"detail":{"type":["string","null"]},"kind":{"type":["string","null"]}},"type":["object","null"]},"QuotedLineItem":{"properties":{"line_item_id":{"type":["string","null"]},"name":{"type":["string","null"]},"price":{"type":["integer","null"]}},"type":["object","null"]}},"properties":{"amount":{"type":["integer","null"]},"cancel_line_item_ids":{"items":{"type":["string","null"]},"type":["array","null"]},"currency":{"type":["string","null"]},"deductions":{"items":{"$ref":"#/$defs/Deduction"},"type":["array","null"]},"explanation":{"type":["string","null"]},"line_items":{"items":{"$ref":"#/$defs/QuotedLineItem"},"type":["array","null"]},"order_id":{"type":["string","null"]},"payment_method":{"type":["string","null"]},"quote_expires_at":{"description":"When the quote stops being valid.","format":"date-time","type":"string"},"quote_id":{"description":"Id of the stored quote; pass it to the confirm tool to carry the quote out.","type":"string"}},"type":"object"}`,
+	InputSchema:  quoteRefundInputSchema,
+	OutputSchema: quoteRefundOutputSchema,
 	Text:         `Refund of NT${{money .body.amount}} for {{join (pluck .body.line_items "name") ", "}}. How: {{.body.explanation}}.`,
 	Errors: []mcpkit.ErrorRule{
-		{Status: []string{"409"}, Body: map[string]string{"code": `"in_fulfilment"`}, Text: "{{.body.detail}}: it can't be cancelled and nothing was refunded. Once it arrives, the customer can send it back with create_return."},
-		{Status: []string{"409"}, Body: map[string]string{"code": `"already_refunded"`}, Text: "Already refunded: NT${{money .body.refund.amount}} on {{.body.refund.created_at}} (refund {{.body.refund.refund_id}}). Do not refund it again; tell the customer when it was refunded."},
-		{Status: []string{"409"}, Body: map[string]string{"code": `"delivered"`}, Text: "{{.body.detail}}. Nothing was changed: use create_return (kind refund or exchange) for delivered items."},
-		{Status: []string{"409"}, Body: map[string]string{"code": `"shipped"`}, Text: "{{.body.detail}}. Nothing was changed: wait until it is delivered, then use create_return."},
+		{Status: []string{"409"}, Body: map[string]any{"code": "in_fulfilment"}, Text: "{{.body.detail}}: it can't be cancelled and nothing was refunded. Once it arrives, the customer can send it back with create_return."},
+		{Status: []string{"409"}, Body: map[string]any{"code": "already_refunded"}, Text: "Already refunded: NT${{money .body.refund.amount}} on {{.body.refund.created_at}} (refund {{.body.refund.refund_id}}). Do not refund it again; tell the customer when it was refunded."},
+		{Status: []string{"409"}, Body: map[string]any{"code": "delivered"}, Text: "{{.body.detail}}. Nothing was changed: use create_return (kind refund or exchange) for delivered items."},
+		{Status: []string{"409"}, Body: map[string]any{"code": "shipped"}, Text: "{{.body.detail}}. Nothing was changed: wait until it is delivered, then use create_return."},
 		{Status: []string{"404"}, Text: "There is no order {{.args.order_id}} for this customer. Ask for the order number shown on the order page."},
 		{Status: []string{"4XX"}, Text: "The refund cannot be quoted: {{.body.detail}} Nothing was changed."},
 	},
@@ -109,7 +109,7 @@ var quoteRefundTool = &mcpkit.Tool{
 func quoteRefund(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPost, "/orders/{order_id}/refund-quotes")
 	r.Path("order_id", c.Arg("order_id"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("line_item_ids", c.Arg("line_item_ids"))
 	return c.Do(r)
@@ -121,24 +121,43 @@ var refundItemsTool = &mcpkit.Tool{
 	Title:        "Cancel and refund (carries out a quote)",
 	Description:  "Carries out a quote from quote_refund that the customer agreed to: cancels the unshipped items,\nthen refunds exactly the quoted amount to the original payment method. It takes only the\nquote_id; amounts cannot be given. A quote can be used once, by the customer it was made for,\nwithin 15 minutes. The user is asked to approve first.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"quote_id":{"description":"The quote_id that quote_refund returned, for the quote the user agreed to. Nothing else can be passed: the values come from the quote.","type":"string"}},"required":["quote_id"],"type":"object"}`,
-	OutputSchema: `{"properties":{"cancel":{"description":"The response of step cancel (POST /orders/{order_id}/line-items/{line_item_id}/cancel), one per element."},"refund":{"description":"The response of step refund (POST /orders/{order_id}/refunds)."}},"type":"object"}`,
+	InputSchema:  refundItemsInputSchema,
+	OutputSchema: refundItemsOutputSchema,
 	Text:         "{{if .steps.cancel.items}}Cancelled shipment of {{range $i, $c := .steps.cancel.items}}{{if $i}}, {{end}}{{$c.name}} ×{{$c.quantity}}{{end}}; {{end}}refunded NT${{money .steps.refund.body.amount}} to the original payment method ({{.steps.refund.body.method}}), refund {{.steps.refund.body.refund_id}}. How: {{.quote.body.explanation}}.",
 	Errors: []mcpkit.ErrorRule{
-		{Status: []string{"409"}, Body: map[string]string{"code": `"in_fulfilment"`}, Text: "{{.body.detail}}: it can no longer be cancelled."},
-		{Status: []string{"409"}, Body: map[string]string{"code": `"already_refunded"`}, Text: "Already refunded: NT${{money .body.refund.amount}} on {{.body.refund.created_at}} (refund {{.body.refund.refund_id}})."},
+		{Status: []string{"409"}, Body: map[string]any{"code": "in_fulfilment"}, Text: "{{.body.detail}}: it can no longer be cancelled."},
+		{Status: []string{"409"}, Body: map[string]any{"code": "already_refunded"}, Text: "Already refunded: NT${{money .body.refund.amount}} on {{.body.refund.created_at}} (refund {{.body.refund.refund_id}})."},
 	},
 	Confirms: "quote_refund",
 	Approval: &mcpkit.Approval{Message: "Refund NT${{money .quote.body.amount}} to {{.quote.body.payment_method}} for order {{.quote.args.order_id}}?"},
 	Steps: []mcpkit.Step{
-		{Name: "cancel", ForEach: "{{.quote.body.cancel_line_item_ids}}", Build: refundItemsCancel},
-		{Name: "refund", Build: refundItemsRefund},
+		{Name: "cancel", ForEach: "{{.quote.body.cancel_line_item_ids}}", Request: refundItemsCancel},
+		{Name: "refund", Request: refundItemsRefund},
 	},
 }
 
-// refundItems runs the steps in order, with the values of a quote from quote_refund.
+// refundItems carries out a quote of quote_refund: cancel, then refund.
 func refundItems(c *mcpkit.Call) *mcp.CallToolResult {
-	return c.RunSteps()
+	// Take the quote the model names (quote_id): it must be this caller's,
+	// made by quote_refund, unused and unexpired (or a stopped run's, to resume).
+	q, res := c.TakeQuote()
+	if res != nil {
+		return res
+	}
+	// Build every request that needs no earlier step's answer, without
+	// sending it: a run that cannot start stops before anything is reserved.
+	if res := q.Preflight(); res != nil {
+		return res
+	}
+	// Reserve the quote for this call and ask the person to approve (the
+	// overlay's approval message): the answer comes in a second call, and only
+	// an accept goes on; a decline gives the quote back.
+	if res := q.Reserve(); res != nil {
+		return res
+	}
+	// Run the steps in order, then use the quote up. A run that stops keeps
+	// its progress in the quote, and calling again resumes it.
+	return q.Run()
 }
 
 // refundItemsCancel builds step cancel: POST /orders/{order_id}/line-items/{line_item_id}/cancel.
@@ -146,7 +165,7 @@ func refundItemsCancel(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodPost, "/orders/{order_id}/line-items/{line_item_id}/cancel")
 	r.Path("order_id", s.Value("{{.quote.args.order_id}}"), mcpkit.Simple)
 	r.Path("line_item_id", s.Value("{{.item}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Header("Idempotency-Key", s.Value("{{.quote.id}}-{{.item}}"), mcpkit.Simple)
 	return r
 }
@@ -155,7 +174,7 @@ func refundItemsCancel(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 func refundItemsRefund(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 	r := c.Request(http.MethodPost, "/orders/{order_id}/refunds")
 	r.Path("order_id", s.Value("{{.quote.args.order_id}}"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Header("Idempotency-Key", s.Value("{{.quote.id}}"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("amount", s.Value("{{.quote.body.amount}}"))
@@ -170,11 +189,11 @@ var createReturnTool = &mcpkit.Tool{
 	Title:        "Return delivered items",
 	Description:  "Starts a return of delivered line items: kind \"refund\" gives money back (computed by the shop:\ncoupon take-back, NT$80 shipping when the kept items fall below NT$1,500 on a free-shipping order,\nNT$80 more for every return after the first), kind \"exchange\" sends a replacement. Returns a\nshipping label. Use it for delivered items only; items not shipped yet are cancelled with\nquote_refund and refund_items.",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"kind":{"description":"refund: money back; exchange: the same item again, e.g. for a defect.","enum":["refund","exchange"],"title":"Kind","type":"string"},"line_item_ids":{"description":"The line_item_id values (from get_order) of the delivered items going back.","items":{"type":"string"},"minItems":1,"title":"Line Item Ids","type":"array"},"order_id":{"description":"Order number, e.g. \"5531\".","title":"Order Id","type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"What the customer said is wrong, in a few words.","title":"Reason"}},"required":["kind","line_item_ids","order_id"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"Deduction":{"properties":{"amount":{"type":["integer","null"]},"detail":{"type":["string","null"]},"kind":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"created_at":{"type":["string","null"]},"explanation":{"type":["string","null"]},"fees":{"items":{"$ref":"#/$defs/Deduction"},"type":["array","null"]},"kind":{"type":["string","null"]},"label_url":{"type":["string","null"]},"line_item_ids":{"items":{"type":["string","null"]},"type":["array","null"]},"order_id":{"type":["string","null"]},"refund_amount":{"type":["integer","null"]},"return_id":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  createReturnInputSchema,
+	OutputSchema: createReturnOutputSchema,
 	Text:         `Return {{.body.return_id}} ({{.body.kind}}) created{{if eq .body.kind "refund"}}: refund of NT${{money .body.refund_amount}}{{end}}. How: {{.body.explanation}}. Shipping label: {{.body.label_url}}`,
 	Errors: []mcpkit.ErrorRule{
-		{Status: []string{"409"}, Body: map[string]string{"code": `"not_delivered"`}, Text: "{{.body.detail}} Nothing was changed: items not delivered yet are cancelled with quote_refund and refund_items instead."},
+		{Status: []string{"409"}, Body: map[string]any{"code": "not_delivered"}, Text: "{{.body.detail}} Nothing was changed: items not delivered yet are cancelled with quote_refund and refund_items instead."},
 		{Status: []string{"404"}, Text: "There is no order {{.args.order_id}} for this customer. Ask for the order number shown on the order page."},
 	},
 }
@@ -183,7 +202,7 @@ var createReturnTool = &mcpkit.Tool{
 func createReturn(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPost, "/orders/{order_id}/returns")
 	r.Path("order_id", c.Arg("order_id"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("kind", c.Arg("kind"))
 	r.Field("line_item_ids", c.Arg("line_item_ids"))
@@ -198,10 +217,10 @@ var updateShippingAddressTool = &mcpkit.Tool{
 	Description:  "Changes where the order's unshipped items go. Use it when the customer moved or made a mistake\nin the address. It fails once every item has shipped.",
 	Idempotent:   true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"city":{"title":"City","type":"string"},"country":{"title":"Country","type":"string"},"line1":{"title":"Line1","type":"string"},"line2":{"anyOf":[{"type":"string"},{"type":"null"}],"title":"Line2"},"name":{"title":"Name","type":"string"},"order_id":{"title":"Order Id","type":"string"},"postal_code":{"title":"Postal Code","type":"string"}},"required":["city","country","line1","name","order_id","postal_code"],"type":"object"}`,
-	OutputSchema: `{"$defs":{"ShippingAddress":{"properties":{"city":{"type":["string","null"]},"country":{"type":["string","null"]},"line1":{"type":["string","null"]},"line2":{"anyOf":[{"type":["string","null"]},{"type":"null"}]},"name":{"type":["string","null"]},"postal_code":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"order_id":{"type":["string","null"]},"shipping_address":{"$ref":"#/$defs/ShippingAddress"}},"type":"object"}`,
+	InputSchema:  updateShippingAddressInputSchema,
+	OutputSchema: updateShippingAddressOutputSchema,
 	Errors: []mcpkit.ErrorRule{
-		{Status: []string{"409"}, Body: map[string]string{"code": `"already_shipped"`}, Text: "{{.body.detail}} The address can no longer be changed; tell the customer to contact the carrier."},
+		{Status: []string{"409"}, Body: map[string]any{"code": "already_shipped"}, Text: "{{.body.detail}} The address can no longer be changed; tell the customer to contact the carrier."},
 	},
 }
 
@@ -209,7 +228,7 @@ var updateShippingAddressTool = &mcpkit.Tool{
 func updateShippingAddress(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPut, "/orders/{order_id}/shipping-address")
 	r.Path("order_id", c.Arg("order_id"), mcpkit.Simple)
-	r.Header("X-Customer-Id", c.Context("customer_id"), mcpkit.Simple)
+	r.Header("X-Customer-Id", c.Caller("customer_id"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)
 	r.Field("city", c.Arg("city"))
 	r.Field("country", c.Arg("country"))

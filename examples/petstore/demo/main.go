@@ -13,32 +13,17 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"sort"
-	"strings"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"github.com/tailormcp/tailor/examples/internal/demo"
 	"github.com/tailormcp/tailor/examples/petstore/backend"
 )
 
-func main() {
-	server := flag.String("server", "bin/petstore", "the generated server binary")
-	flag.Parse()
-	if err := run(*server, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "demo:", err)
-		os.Exit(1)
-	}
-}
+func main() { demo.Main("bin/petstore", run) }
 
 func run(server string, out io.Writer) error {
 	if _, err := os.Stat(server); err != nil {
@@ -52,28 +37,15 @@ func run(server string, out io.Writer) error {
 	base := "http://" + ln.Addr().String() + "/v1"
 	fmt.Fprintf(out, "backend: the shelter API on %s\n", base)
 
-	cmd := exec.Command(server)
-	cmd.Env = append(os.Environ(), "PETSTORE_BASE_URL="+base, "PETSTORE_SHELTER_KEY="+backend.Key)
-	cmd.Stderr = io.Discard // structured logs; see them with the binary alone
-	client := mcp.NewClient(&mcp.Implementation{Name: "tailor-demo", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		return fmt.Errorf("starting %s: %w", server, err)
-	}
-	defer sess.Close()
-	fmt.Fprintf(out, "server:  %s over stdio (MCP, go-sdk client)\n\n", server)
-
-	tools, err := sess.ListTools(ctx, nil)
+	s, err := demo.Start(out, server, "PETSTORE_BASE_URL="+base, "PETSTORE_SHELTER_KEY="+backend.Key)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(out, "== tools/list: what the model is offered ==")
-	for _, t := range tools.Tools {
-		fmt.Fprintf(out, "- %s(%s): %s\n", t.Name, args(t), firstLine(t.Description))
+	defer s.Close()
+	fmt.Fprintf(out, "server:  %s over stdio (MCP, go-sdk client)\n\n", server)
+	if err := s.ListTools(true); err != nil {
+		return err
 	}
-
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -84,46 +56,9 @@ func run(server string, out io.Writer) error {
 		{"get_pet", map[string]any{"petId": "p_404"}},
 		{"list_pets", map[string]any{"limit": 500}},
 	} {
-		a, _ := json.Marshal(c.args)
-		fmt.Fprintf(out, "\n== tools/call %s %s ==\n", c.tool, a)
-		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
-		if err != nil {
+		if _, err := s.Call(c.tool, c.args); err != nil {
 			return err
-		}
-		fmt.Fprintf(out, "isError: %v\n", res.IsError)
-		for _, ct := range res.Content {
-			if tc, ok := ct.(*mcp.TextContent); ok {
-				fmt.Fprintf(out, "text:    %s\n", tc.Text)
-			}
 		}
 	}
 	return nil
-}
-
-// args lists a tool's arguments, required ones marked with *.
-func args(t *mcp.Tool) string {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	b, _ := json.Marshal(t.InputSchema)
-	json.Unmarshal(b, &s)
-	req := map[string]bool{}
-	for _, r := range s.Required {
-		req[r] = true
-	}
-	var names []string
-	for n := range s.Properties {
-		if req[n] {
-			n += "*"
-		}
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

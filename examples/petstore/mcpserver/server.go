@@ -32,7 +32,7 @@ var API = mcpkit.API{
 }
 
 // Register adds every tool of the server to s.
-func Register(s *mcp.Server, k *mcpkit.Kit) {
+func Register(s *mcp.Server, k *mcpkit.Runtime) {
 	k.AddTool(s, listPetsTool, listPets)
 	k.AddTool(s, getPetTool, getPet)
 	k.AddTool(s, adoptPetTool, adoptPet)

@@ -18,8 +18,8 @@ var listPetsTool = &mcpkit.Tool{
 	Description:  "Lists the shelter's pets, newest first.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"limit":{"default":20,"maximum":50,"minimum":1,"type":"integer"},"species":{"enum":["cat","dog","rabbit"],"type":"string"},"status":{"default":"available","enum":["available","adopted"],"type":"string"}},"type":"object"}`,
-	OutputSchema: `{"$defs":{"Pet":{"properties":{"age_months":{"type":["integer","null"]},"id":{"type":["string","null"]},"name":{"type":["string","null"]},"species":{"type":["string","null"]},"status":{"type":["string","null"]}},"type":["object","null"]}},"properties":{"items":{"items":{"$ref":"#/$defs/Pet"},"type":["array","null"]}},"type":"object"}`,
+	InputSchema:  listPetsInputSchema,
+	OutputSchema: listPetsOutputSchema,
 	Security:     [][]string{{"shelterKey"}},
 	Wrap:         "items",
 }
@@ -40,8 +40,8 @@ var getPetTool = &mcpkit.Tool{
 	Description:  "Get a pet",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"petId":{"type":"string"}},"required":["petId"],"type":"object"}`,
-	OutputSchema: `{"properties":{"age_months":{"type":["integer","null"]},"id":{"type":["string","null"]},"name":{"type":["string","null"]},"species":{"type":["string","null"]},"status":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  getPetInputSchema,
+	OutputSchema: getPetOutputSchema,
 	Security:     [][]string{{"shelterKey"}},
 }
 
@@ -58,8 +58,8 @@ var adoptPetTool = &mcpkit.Tool{
 	Title:        "Adopt a pet",
 	Description:  "Adopt a pet",
 	OpenWorld:    true,
-	InputSchema:  `{"additionalProperties":false,"properties":{"adopter":{"description":"Full name of the adopting person.","type":"string"},"petId":{"type":"string"}},"required":["adopter","petId"],"type":"object"}`,
-	OutputSchema: `{"properties":{"adopter":{"type":["string","null"]},"adoption_id":{"type":["string","null"]},"fee":{"type":["integer","null"]},"pet_id":{"type":["string","null"]}},"type":"object"}`,
+	InputSchema:  adoptPetInputSchema,
+	OutputSchema: adoptPetOutputSchema,
 	Security:     [][]string{{"shelterKey"}},
 }
 

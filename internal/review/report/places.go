@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"github.com/tailormcp/tailor/overlays"
+	"github.com/tailormcp/tailor/internal/generate/overlay"
 )
 
 // Places are where each tool is curated in the overlay, so that a finding
@@ -27,7 +27,7 @@ type ToolPlaces struct {
 }
 
 // PlacesOf reads the places of an overlay's tools.
-func PlacesOf(o *overlays.Overlay) *Places {
+func PlacesOf(o *overlay.Overlay) *Places {
 	p := &Places{File: o.Path, Tools: map[string]*ToolPlaces{}}
 	for _, t := range o.Tools {
 		if t.Hidden {

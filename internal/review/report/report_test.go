@@ -62,7 +62,7 @@ func TestRecordsInTimeOrderAcrossFiles(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	// Seeds are short: the fuzzing engine slows to a crawl on inputs of
 	// several KiB. Each is a few lines of a recorded log.
-	for _, p := range []string{"../../../examples/backoffice/audit-sample.log", "../../../testdata/report/signals/audit.log"} {
+	for _, p := range []string{"../../../examples/backoffice/audit-sample.log", "../../../testdata/cases/report-signals/audit.log"} {
 		b, err := os.ReadFile(filepath.FromSlash(p))
 		if err != nil {
 			f.Fatal(err)

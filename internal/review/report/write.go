@@ -1,33 +1,23 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/tailormcp/tailor/internal/review/formats"
 )
 
 // Formats lists the formats Write knows.
-var Formats = []string{"table", "markdown", "json"}
+var Formats = formats.Names
 
 // Write renders r as "table" (a terminal), "markdown" (a pull request or an
 // issue) or "json".
 func Write(w io.Writer, r *Report, format string) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
-	case "markdown":
-		writeMarkdown(w, r)
-		return nil
-	case "table", "":
-		writeTable(w, r)
-		return nil
-	}
-	return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
+	return formats.Write(w, format, r,
+		func(w io.Writer) error { writeTable(w, r); return nil },
+		func(w io.Writer) error { writeMarkdown(w, r); return nil })
 }
 
 // kindColumns are the error kinds with a column; Other gets one only when

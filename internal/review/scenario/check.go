@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tailormcp/tailor/generator/diag"
+	"github.com/tailormcp/tailor/internal/diag"
 )
 
 // checker checks one call's expectations, with the values saved so far.

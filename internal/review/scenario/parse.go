@@ -3,14 +3,15 @@ package scenario
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/theory/jsonpath"
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v4"
 
-	"github.com/tailormcp/tailor/generator/diag"
-	"github.com/tailormcp/tailor/overlays"
+	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/yamlwalk"
 )
 
 // Parse reads a scenario file. On failure it returns a *diag.Errors listing
@@ -23,135 +24,39 @@ func Parse(path string, data []byte) (*File, error) { return parse(path, data, n
 func parse(path string, data []byte, keys map[string]bool) (*File, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, overlays.YAMLError(path, err)
+		return nil, diag.YAML(path, err)
 	}
-	p := &parser{path: path, diags: &diag.List{}, keys: keys}
+	p := &parser{Walker: yamlwalk.New(path)}
+	p.Keys = keys
 	f := &File{Path: path}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		p.errorf(&doc, "the scenario file is empty: it needs `tailor-test: %d` and `scenarios:`", Version)
-		return nil, p.diags.Err()
+		p.Errorf(&doc, "the scenario file is empty: it needs `tailor-test: %d` and `scenarios:`", Version)
+		return nil, p.Diags.Err()
 	}
 	p.file(doc.Content[0], f)
-	if err := p.diags.Err(); err != nil {
+	if err := p.Diags.Err(); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// parser walks the YAML node tree, checking keys and types as it goes and
-// collecting every problem rather than stopping at the first.
+// parser walks the scenario file's YAML node tree (yamlwalk: keys and
+// types checked as it goes, every problem collected).
 type parser struct {
-	path  string
-	diags *diag.List
+	yamlwalk.Walker
 	// saved are the names the calls so far of the current scenario save,
 	// which later calls may refer to.
 	saved []string
-	keys  map[string]bool
-}
-
-func (p *parser) pos(n *yaml.Node) diag.Pos {
-	return diag.Pos{File: p.path, Line: n.Line, Col: n.Column}
-}
-
-func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
-	p.diags.Errorf(p.pos(n), "", format, args...)
-}
-
-func resolve(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-// fields walks a mapping, calling the handler of each known key; unknown
-// keys are errors that suggest the nearest known one.
-func (p *parser) fields(n *yaml.Node, where string, handlers map[string]func(k, v *yaml.Node)) bool {
-	n = resolve(n)
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "%s must be a mapping, not %s", where, overlays.Describe(n))
-		return false
-	}
-	if p.keys != nil {
-		for name := range handlers {
-			p.keys[name] = true
-		}
-	}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
-		h, ok := handlers[k.Value]
-		if !ok {
-			known := make([]string, 0, len(handlers))
-			for name := range handlers {
-				known = append(known, name)
-			}
-			p.errorf(k, "unknown key `%s` in %s%s", k.Value, where, overlays.Suggest(k.Value, known))
-			continue
-		}
-		if first := seen[k.Value]; first != nil {
-			p.errorf(k, "`%s` appears twice in %s (first at line %d)", k.Value, where, first.Line)
-			continue
-		}
-		seen[k.Value] = k
-		h(k, v)
-	}
-	return true
-}
-
-// entries walks a mapping whose keys are chosen by the user.
-func (p *parser) entries(n *yaml.Node, where string, each func(k, v *yaml.Node)) {
-	n = resolve(n)
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "%s must be a mapping, not %s", where, overlays.Describe(n))
-		return
-	}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if first := seen[k.Value]; first != nil {
-			p.errorf(k, "`%s` appears twice in %s (first at line %d)", k.Value, where, first.Line)
-			continue
-		}
-		seen[k.Value] = k
-		each(k, resolve(n.Content[i+1]))
-	}
-}
-
-func (p *parser) list(n *yaml.Node, what string) []*yaml.Node {
-	if n.Kind != yaml.SequenceNode {
-		p.errorf(n, "%s must be a list, not %s", what, overlays.Describe(n))
-		return nil
-	}
-	out := make([]*yaml.Node, len(n.Content))
-	for i, e := range n.Content {
-		out[i] = resolve(e)
-	}
-	return out
-}
-
-func (p *parser) str(n *yaml.Node, what string) (string, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		p.errorf(n, "%s must be a string, not %s", what, overlays.Describe(n))
-		return "", false
-	}
-	if n.Tag != "!!str" && n.Tag != "" {
-		// As in overlays: a number or boolean where text is expected is
-		// accepted only quoted, so that 0123 does not change meaning.
-		p.errorf(n, "%s must be a string; quote it: \"%s\"", what, n.Value)
-		return "", false
-	}
-	return n.Value, true
 }
 
 // text reads a string that may hold references to saved values.
 func (p *parser) text(n *yaml.Node, what string) (Str, bool) {
-	s, ok := p.str(n, what)
+	s, ok := p.Str(n, what)
 	if !ok {
 		return Str{}, false
 	}
 	p.refs(n, s)
-	return Str{S: s, Pos: p.pos(n)}, true
+	return Str{S: s, Pos: p.Pos(n)}, true
 }
 
 func (p *parser) texts(n *yaml.Node, what string) []Str {
@@ -162,7 +67,7 @@ func (p *parser) texts(n *yaml.Node, what string) []Str {
 		return nil
 	}
 	var out []Str
-	for _, e := range p.list(n, what) {
+	for _, e := range p.Items(n, what) {
 		if s, ok := p.text(e, what+" entries"); ok {
 			out = append(out, s)
 		}
@@ -173,17 +78,15 @@ func (p *parser) texts(n *yaml.Node, what string) []Str {
 // value reads any YAML value as JSON, checking the references in its
 // strings.
 func (p *parser) value(n *yaml.Node) (any, bool) {
-	var v any
-	if err := n.Decode(&v); err != nil {
-		p.errorf(n, "cannot read value: %v", err)
-		return nil, false
+	v, ok := p.Value(n)
+	if ok {
+		p.walkStrings(n)
 	}
-	p.walkStrings(n)
-	return overlays.JSONable(v), true
+	return v, ok
 }
 
 func (p *parser) walkStrings(n *yaml.Node) {
-	n = resolve(n)
+	n = yamlwalk.Resolve(n)
 	switch n.Kind {
 	case yaml.ScalarNode:
 		if n.Tag == "!!str" {
@@ -215,52 +118,43 @@ func (p *parser) refs(n *yaml.Node, s string) {
 	for _, m := range refPattern.FindAllStringSubmatch(s, -1) {
 		name := refName.FindStringSubmatch(m[1])
 		if name == nil {
-			p.errorf(n, "`%s` is not a reference: write {{.name}}, name being a value an earlier call saves", m[0])
+			p.Errorf(n, "`%s` is not a reference: write {{.name}}, name being a value an earlier call saves", m[0])
 			continue
 		}
-		if !contains(p.saved, name[1]) {
+		if !slices.Contains(p.saved, name[1]) {
 			hint := "; no earlier call of this scenario saves a value (save: {" + name[1] + ": $.path})"
 			if len(p.saved) > 0 {
-				hint = overlays.Suggest(name[1], append([]string(nil), p.saved...))
+				hint = diag.Suggest(name[1], p.saved)
 				if hint == "" {
 					hint = "; the saved values are: " + strings.Join(p.saved, ", ")
 				}
 			}
-			p.errorf(n, "`%s` refers to a value no earlier call saves%s", m[0], hint)
+			p.Errorf(n, "`%s` refers to a value no earlier call saves%s", m[0], hint)
 		}
 	}
 	if rest := refPattern.ReplaceAllString(s, ""); strings.Contains(rest, "{{") {
-		p.errorf(n, "an unclosed `{{` in %q: a reference is {{.name}}", s)
+		p.Errorf(n, "an unclosed `{{` in %q: a reference is {{.name}}", s)
 	}
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *parser) file(n *yaml.Node, f *File) {
 	hasVersion, hasScenarios := false, false
-	ok := p.fields(n, "the scenario file", map[string]func(k, v *yaml.Node){
+	ok := p.Fields(n, "the scenario file", map[string]func(k, v *yaml.Node){
 		"tailor-test": func(k, v *yaml.Node) {
 			hasVersion = true
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" {
-				p.errorf(v, "`tailor-test` (the format version) must be %d, not %s", Version, overlays.Describe(v))
+				p.Errorf(v, "`tailor-test` (the format version) must be %d, not %s", Version, diag.Describe(v))
 			} else if i, _ := strconv.Atoi(v.Value); i != Version {
-				p.errorf(v, "scenario format version %d is not supported: this tailor reads version %d", i, Version)
+				p.Errorf(v, "scenario format version %d is not supported: this tailor reads version %d", i, Version)
 			}
 		},
 		"env": func(k, v *yaml.Node) { f.Env = p.env(v, "env") },
 		"scenarios": func(k, v *yaml.Node) {
 			hasScenarios = true
 			names := map[string]*yaml.Node{}
-			items := p.list(v, "scenarios")
+			items := p.Items(v, "scenarios")
 			if v.Kind == yaml.SequenceNode && len(items) == 0 {
-				p.errorf(v, "scenarios is empty: list at least one scenario")
+				p.Errorf(v, "scenarios is empty: list at least one scenario")
 			}
 			for i, e := range items {
 				s := p.scenario(e, i+1)
@@ -268,7 +162,7 @@ func (p *parser) file(n *yaml.Node, f *File) {
 					continue
 				}
 				if first := names[s.Name]; first != nil {
-					p.errorf(e, "two scenarios are named %q (the first at line %d): names must be unique", s.Name, first.Line)
+					p.Errorf(e, "two scenarios are named %q (the first at line %d): names must be unique", s.Name, first.Line)
 				}
 				names[s.Name] = e
 				f.Scenarios = append(f.Scenarios, s)
@@ -279,21 +173,21 @@ func (p *parser) file(n *yaml.Node, f *File) {
 		return
 	}
 	if !hasVersion {
-		p.errorf(n, "missing `tailor-test: %d` (the scenario format version) at the top of the file", Version)
+		p.Errorf(n, "missing `tailor-test: %d` (the scenario format version) at the top of the file", Version)
 	}
 	if !hasScenarios {
-		p.errorf(n, "missing `scenarios:` (the list of scenarios)")
+		p.Errorf(n, "missing `scenarios:` (the list of scenarios)")
 	}
 }
 
 func (p *parser) env(n *yaml.Node, where string) []EnvVar {
 	var out []EnvVar
-	p.entries(n, where, func(k, v *yaml.Node) {
+	p.Entries(n, where, func(k, v *yaml.Node) {
 		if !envName.MatchString(k.Value) {
-			p.errorf(k, "%q is not an environment variable name (letters, digits and _, not starting with a digit)", k.Value)
+			p.Errorf(k, "%q is not an environment variable name (letters, digits and _, not starting with a digit)", k.Value)
 			return
 		}
-		if s, ok := p.str(v, where+"."+k.Value); ok {
+		if s, ok := p.Str(v, where+"."+k.Value); ok {
 			out = append(out, EnvVar{Name: k.Value, Value: s})
 		}
 	})
@@ -303,22 +197,22 @@ func (p *parser) env(n *yaml.Node, where string) []EnvVar {
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (p *parser) scenario(n *yaml.Node, index int) *Scenario {
-	s := &Scenario{Pos: p.pos(n)}
+	s := &Scenario{Pos: p.Pos(n)}
 	where := fmt.Sprintf("scenario %d", index)
 	if name := mappingValue(n, "name"); name != nil && name.Kind == yaml.ScalarNode && name.Value != "" {
 		where = fmt.Sprintf("scenario %q", name.Value)
 	}
 	hasCalls := false
-	ok := p.fields(n, where, map[string]func(k, v *yaml.Node){
+	ok := p.Fields(n, where, map[string]func(k, v *yaml.Node){
 		"name": func(k, v *yaml.Node) {
-			if x, ok := p.str(v, "name"); ok {
+			if x, ok := p.Str(v, "name"); ok {
 				if strings.TrimSpace(x) == "" {
-					p.errorf(v, "a scenario's name must not be empty")
+					p.Errorf(v, "a scenario's name must not be empty")
 				}
 				s.Name = x
 			}
 		},
-		"description": func(k, v *yaml.Node) { s.Description, _ = p.str(v, "description") },
+		"description": func(k, v *yaml.Node) { s.Description, _ = p.Str(v, "description") },
 		"skip": func(k, v *yaml.Node) {
 			for _, t := range p.texts(v, "skip") {
 				s.Skip = append(s.Skip, t.S)
@@ -331,12 +225,12 @@ func (p *parser) scenario(n *yaml.Node, index int) *Scenario {
 		},
 		"variants": func(k, v *yaml.Node) {
 			s.Variants = map[string][]*Call{}
-			p.entries(v, where+" variants", func(k, v *yaml.Node) {
-				p.fields(v, fmt.Sprintf("variant %q of %s", k.Value, where), map[string]func(k, v *yaml.Node){
+			p.Entries(v, where+" variants", func(k, v *yaml.Node) {
+				p.Fields(v, fmt.Sprintf("variant %q of %s", k.Value, where), map[string]func(k, v *yaml.Node){
 					"calls": func(_, v *yaml.Node) { s.Variants[k.Value] = p.calls(v, where, k.Value) },
 				})
 				if _, ok := s.Variants[k.Value]; !ok && v.Kind == yaml.MappingNode {
-					p.errorf(v, "variant %q of %s has no `calls`", k.Value, where)
+					p.Errorf(v, "variant %q of %s has no `calls`", k.Value, where)
 				}
 			})
 		},
@@ -345,10 +239,10 @@ func (p *parser) scenario(n *yaml.Node, index int) *Scenario {
 		return nil
 	}
 	if s.Name == "" && mappingValue(n, "name") == nil {
-		p.errorf(n, "%s has no `name`", where)
+		p.Errorf(n, "%s has no `name`", where)
 	}
 	if !hasCalls {
-		p.errorf(n, "%s has no `calls`", where)
+		p.Errorf(n, "%s has no `calls`", where)
 	}
 	return s
 }
@@ -359,9 +253,9 @@ func (p *parser) calls(n *yaml.Node, where, variant string) []*Call {
 	if variant != "" {
 		where = fmt.Sprintf("variant %q of %s", variant, where)
 	}
-	items := p.list(n, "calls")
+	items := p.Items(n, "calls")
 	if n.Kind == yaml.SequenceNode && len(items) == 0 {
-		p.errorf(n, "%s has no calls", where)
+		p.Errorf(n, "%s has no calls", where)
 	}
 	var out []*Call
 	for i, e := range items {
@@ -374,34 +268,34 @@ func (p *parser) calls(n *yaml.Node, where, variant string) []*Call {
 
 // mappingValue returns the value of key in mapping n, or nil.
 func mappingValue(n *yaml.Node, key string) *yaml.Node {
-	n = resolve(n)
+	n = yamlwalk.Resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			return resolve(n.Content[i+1])
+			return yamlwalk.Resolve(n.Content[i+1])
 		}
 	}
 	return nil
 }
 
 func (p *parser) call(n *yaml.Node, index int, of string) *Call {
-	c := &Call{Pos: p.pos(n)}
+	c := &Call{Pos: p.Pos(n)}
 	where := fmt.Sprintf("call %d of %s", index, of)
 	if tool := mappingValue(n, "call"); tool != nil && tool.Kind == yaml.ScalarNode && tool.Value != "" {
 		where = fmt.Sprintf("call %d (`%s`) of %s", index, tool.Value, of)
 	}
 	var saves *yaml.Node
-	ok := p.fields(n, where, map[string]func(k, v *yaml.Node){
+	ok := p.Fields(n, where, map[string]func(k, v *yaml.Node){
 		"call": func(k, v *yaml.Node) {
-			if x, ok := p.str(v, "call (the tool's name)"); ok {
-				c.Tool, c.ToolPos = x, p.pos(v)
+			if x, ok := p.Str(v, "call (the tool's name)"); ok {
+				c.Tool, c.ToolPos = x, p.Pos(v)
 			}
 		},
 		"args": func(k, v *yaml.Node) {
 			if v.Kind != yaml.MappingNode {
-				p.errorf(v, "args must be a mapping of argument names to values, not %s", overlays.Describe(v))
+				p.Errorf(v, "args must be a mapping of argument names to values, not %s", diag.Describe(v))
 				return
 			}
 			c.Args, _ = p.value(v)
@@ -415,7 +309,7 @@ func (p *parser) call(n *yaml.Node, index int, of string) *Call {
 		return nil
 	}
 	if c.Tool == "" && mappingValue(n, "call") == nil {
-		p.errorf(n, "%s has no `call` (the name of the tool to call)", where)
+		p.Errorf(n, "%s has no `call` (the name of the tool to call)", where)
 	}
 	if saves != nil {
 		c.Save = p.saves(saves, where)
@@ -426,15 +320,15 @@ func (p *parser) call(n *yaml.Node, index int, of string) *Call {
 var answers = []string{"accept", "decline", "cancel"}
 
 func (p *parser) approval(n *yaml.Node, where string) *Approval {
-	a := &Approval{Pos: p.pos(n)}
-	ok := p.fields(n, "the approval of "+where, map[string]func(k, v *yaml.Node){
+	a := &Approval{Pos: p.Pos(n)}
+	ok := p.Fields(n, "the approval of "+where, map[string]func(k, v *yaml.Node){
 		"answer": func(k, v *yaml.Node) {
-			x, ok := p.str(v, "approval.answer")
+			x, ok := p.Str(v, "approval.answer")
 			if !ok {
 				return
 			}
-			if !contains(answers, x) {
-				p.errorf(v, "approval.answer %q is not one of accept, decline, cancel%s", x, didYouMean(x, answers))
+			if !slices.Contains(answers, x) {
+				p.Errorf(v, "approval.answer %q is not one of accept, decline, cancel%s", x, diag.DidYouMean(x, answers))
 				return
 			}
 			a.Answer = x
@@ -442,36 +336,25 @@ func (p *parser) approval(n *yaml.Node, where string) *Approval {
 		"question": func(k, v *yaml.Node) { a.Question = p.textCond(v, "approval.question", where) },
 	})
 	if ok && a.Answer == "" && mappingValue(n, "answer") == nil {
-		p.errorf(n, "the approval of %s has no `answer` (accept, decline or cancel)", where)
+		p.Errorf(n, "the approval of %s has no `answer` (accept, decline or cancel)", where)
 	}
 	return a
 }
 
-// didYouMean is Suggest's "did you mean" alone: the list of values is
-// already in the message.
-func didYouMean(s string, known []string) string {
-	if best := overlays.Nearest(s, known); best != "" {
-		return fmt.Sprintf("; did you mean `%s`?", best)
-	}
-	return ""
-}
-
 func (p *parser) expect(n *yaml.Node, where string, e *Expect) {
-	p.fields(n, "expect of "+where, map[string]func(k, v *yaml.Node){
+	p.Fields(n, "expect of "+where, map[string]func(k, v *yaml.Node){
 		"is_error": func(k, v *yaml.Node) {
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
-				p.errorf(v, "is_error must be true or false, not %s", overlays.Describe(v))
-				return
+			if b, ok := p.Bool(v, "is_error"); ok {
+				e.IsError, e.IsErrorPos = b, p.Pos(k)
 			}
-			e.IsError, e.IsErrorPos = v.Value == "true", p.pos(k)
 		},
 		"text": func(k, v *yaml.Node) { e.Text = p.textCond(v, "expect.text", where) },
 		"structured": func(k, v *yaml.Node) {
 			e.Structured = p.pathConds(v, "structured", "structuredContent")
 		},
 		"requests": func(k, v *yaml.Node) {
-			e.HasRequests, e.RequestsPos = true, p.pos(k)
-			for i, r := range p.list(v, "requests") {
+			e.HasRequests, e.RequestsPos = true, p.Pos(k)
+			for i, r := range p.Items(v, "requests") {
 				if m := p.request(r, fmt.Sprintf("request %d", i+1)); m != nil {
 					e.Requests = append(e.Requests, m)
 				}
@@ -481,12 +364,12 @@ func (p *parser) expect(n *yaml.Node, where string, e *Expect) {
 }
 
 func (p *parser) textCond(n *yaml.Node, what, where string) *TextCond {
-	t := &TextCond{Pos: p.pos(n)}
+	t := &TextCond{Pos: p.Pos(n)}
 	if n.Kind == yaml.ScalarNode {
-		p.errorf(n, "%s must be a mapping of contains, not_contains, matches or equals, not %s", what, overlays.Describe(n))
+		p.Errorf(n, "%s must be a mapping of contains, not_contains, matches or equals, not %s", what, diag.Describe(n))
 		return nil
 	}
-	ok := p.fields(n, what+" of "+where, map[string]func(k, v *yaml.Node){
+	ok := p.Fields(n, what+" of "+where, map[string]func(k, v *yaml.Node){
 		"contains":     func(k, v *yaml.Node) { t.Contains = p.texts(v, what+".contains") },
 		"not_contains": func(k, v *yaml.Node) { t.NotContains = p.texts(v, what+".not_contains") },
 		"matches": func(k, v *yaml.Node) {
@@ -512,7 +395,7 @@ func (p *parser) textCond(n *yaml.Node, what, where string) *TextCond {
 // as plain text).
 func (p *parser) pattern(n *yaml.Node, s Str) bool {
 	if _, err := regexp.Compile(refPattern.ReplaceAllString(s.S, "x")); err != nil {
-		p.errorf(n, "%q is not a regular expression Go accepts: %s", s.S, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		p.Errorf(n, "%q is not a regular expression Go accepts: %s", s.S, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 		return false
 	}
 	return true
@@ -523,20 +406,20 @@ var condKeys = []string{"equals", "contains", "matches", "exists"}
 // cond reads a condition on a value: a plain value means equals; a mapping
 // holds equals, contains, matches or exists.
 func (p *parser) cond(n *yaml.Node, what string) (Cond, bool) {
-	c := Cond{Pos: p.pos(n)}
+	c := Cond{Pos: p.Pos(n)}
 	if n.Kind != yaml.MappingNode {
 		v, ok := p.value(n)
 		c.Equals, c.HasEquals = v, ok
 		return c, ok
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if !contains(condKeys, n.Content[i].Value) {
-			p.errorf(n.Content[i], "unknown key `%s` in the condition on %s%s (to compare with a mapping, write {equals: {...}})",
-				n.Content[i].Value, what, overlays.Suggest(n.Content[i].Value, append([]string(nil), condKeys...)))
+		if !slices.Contains(condKeys, n.Content[i].Value) {
+			p.Errorf(n.Content[i], "unknown key `%s` in the condition on %s%s (to compare with a mapping, write {equals: {...}})",
+				n.Content[i].Value, what, diag.Suggest(n.Content[i].Value, condKeys))
 			return c, false
 		}
 	}
-	ok := p.fields(n, "the condition on "+what, map[string]func(k, v *yaml.Node){
+	ok := p.Fields(n, "the condition on "+what, map[string]func(k, v *yaml.Node){
 		"equals": func(k, v *yaml.Node) {
 			c.Equals, c.HasEquals = p.value(v)
 		},
@@ -549,16 +432,13 @@ func (p *parser) cond(n *yaml.Node, what string) (Cond, bool) {
 			}
 		},
 		"exists": func(k, v *yaml.Node) {
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
-				p.errorf(v, "exists must be true or false, not %s", overlays.Describe(v))
-				return
+			if b, ok := p.Bool(v, "exists"); ok {
+				c.Exists = &b
 			}
-			b := v.Value == "true"
-			c.Exists = &b
 		},
 	})
 	if ok && !c.HasEquals && !c.HasContains && c.Matches == nil && c.Exists == nil {
-		p.errorf(n, "the condition on %s is empty: give equals, contains, matches or exists", what)
+		p.Errorf(n, "the condition on %s is empty: give equals, contains, matches or exists", what)
 		return c, false
 	}
 	return c, ok
@@ -567,14 +447,14 @@ func (p *parser) cond(n *yaml.Node, what string) (Cond, bool) {
 // pathConds reads a mapping of JSONPath expressions to conditions.
 func (p *parser) pathConds(n *yaml.Node, what, of string) []*PathCond {
 	var out []*PathCond
-	p.entries(n, what, func(k, v *yaml.Node) {
+	p.Entries(n, what, func(k, v *yaml.Node) {
 		if !strings.HasPrefix(k.Value, "$") {
-			p.errorf(k, "the keys of %s are JSONPath expressions into the %s, starting with $: write $.%s", what, of, k.Value)
+			p.Errorf(k, "the keys of %s are JSONPath expressions into the %s, starting with $: write $.%s", what, of, k.Value)
 			return
 		}
 		jp, err := jsonpath.Parse(k.Value)
 		if err != nil {
-			p.errorf(k, "%q is not a valid JSONPath expression (RFC 9535): %s", k.Value, strings.TrimPrefix(err.Error(), "jsonpath: "))
+			p.Errorf(k, "%q is not a valid JSONPath expression (RFC 9535): %s", k.Value, strings.TrimPrefix(err.Error(), "jsonpath: "))
 			return
 		}
 		if c, ok := p.cond(v, k.Value); ok {
@@ -586,7 +466,7 @@ func (p *parser) pathConds(n *yaml.Node, what, of string) []*PathCond {
 
 func (p *parser) namedConds(n *yaml.Node, what string) []NamedCond {
 	var out []NamedCond
-	p.entries(n, what, func(k, v *yaml.Node) {
+	p.Entries(n, what, func(k, v *yaml.Node) {
 		if c, ok := p.cond(v, what+" "+k.Value); ok {
 			out = append(out, NamedCond{Name: k.Value, Cond: c})
 		}
@@ -597,12 +477,12 @@ func (p *parser) namedConds(n *yaml.Node, what string) []NamedCond {
 var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"}
 
 func (p *parser) request(n *yaml.Node, where string) *RequestMatch {
-	m := &RequestMatch{Pos: p.pos(n)}
-	ok := p.fields(n, where, map[string]func(k, v *yaml.Node){
+	m := &RequestMatch{Pos: p.Pos(n)}
+	ok := p.Fields(n, where, map[string]func(k, v *yaml.Node){
 		"method": func(k, v *yaml.Node) {
-			if x, ok := p.str(v, "method"); ok {
-				if !contains(methods, strings.ToUpper(x)) {
-					p.errorf(v, "method %q is not an HTTP method%s", x, didYouMean(strings.ToUpper(x), methods))
+			if x, ok := p.Str(v, "method"); ok {
+				if !slices.Contains(methods, strings.ToUpper(x)) {
+					p.Errorf(v, "method %q is not an HTTP method%s", x, diag.DidYouMean(strings.ToUpper(x), methods))
 					return
 				}
 				m.Method = strings.ToUpper(x)
@@ -611,7 +491,7 @@ func (p *parser) request(n *yaml.Node, where string) *RequestMatch {
 		"path": func(k, v *yaml.Node) {
 			if s, ok := p.text(v, "path"); ok {
 				if !strings.HasPrefix(s.S, "/") {
-					p.errorf(v, "path %q must start with / (the path below the backend's base URL)", s.S)
+					p.Errorf(v, "path %q must start with / (the path below the backend's base URL)", s.S)
 				}
 				m.Path = &s
 			}
@@ -628,51 +508,51 @@ func (p *parser) request(n *yaml.Node, where string) *RequestMatch {
 
 func (p *parser) saves(n *yaml.Node, where string) []*Save {
 	var out []*Save
-	p.entries(n, "save of "+where, func(k, v *yaml.Node) {
-		s := &Save{Name: k.Value, Pos: p.pos(k)}
+	p.Entries(n, "save of "+where, func(k, v *yaml.Node) {
+		s := &Save{Name: k.Value, Pos: p.Pos(k)}
 		if !saveName.MatchString(k.Value) {
-			p.errorf(k, "%q cannot be a saved value's name: use letters, digits and _ (it is read as {{.name}})", k.Value)
+			p.Errorf(k, "%q cannot be a saved value's name: use letters, digits and _ (it is read as {{.name}})", k.Value)
 			return
 		}
 		switch {
 		case v.Kind == yaml.ScalarNode:
-			x, ok := p.str(v, "save."+k.Value)
+			x, ok := p.Str(v, "save."+k.Value)
 			if !ok {
 				return
 			}
 			if !strings.HasPrefix(x, "$") {
-				p.errorf(v, "save.%s must be a JSONPath expression into structuredContent (starting with $) or {match: REGEXP} on the text", k.Value)
+				p.Errorf(v, "save.%s must be a JSONPath expression into structuredContent (starting with $) or {match: REGEXP} on the text", k.Value)
 				return
 			}
 			jp, err := jsonpath.Parse(x)
 			if err != nil {
-				p.errorf(v, "%q is not a valid JSONPath expression (RFC 9535): %s", x, strings.TrimPrefix(err.Error(), "jsonpath: "))
+				p.Errorf(v, "%q is not a valid JSONPath expression (RFC 9535): %s", x, strings.TrimPrefix(err.Error(), "jsonpath: "))
 				return
 			}
 			s.Path, s.Src = jp, x
 		default:
-			p.fields(v, "save."+k.Value, map[string]func(k, v *yaml.Node){
+			p.Fields(v, "save."+k.Value, map[string]func(k, v *yaml.Node){
 				"match": func(_, v *yaml.Node) {
-					x, ok := p.str(v, "save."+s.Name+".match")
+					x, ok := p.Str(v, "save."+s.Name+".match")
 					if !ok {
 						return
 					}
 					re, err := regexp.Compile(x)
 					if err != nil {
-						p.errorf(v, "%q is not a regular expression Go accepts: %s", x, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+						p.Errorf(v, "%q is not a regular expression Go accepts: %s", x, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 						return
 					}
 					s.Match, s.Src = re, x
 				},
 			})
 			if s.Match == nil && mappingValue(v, "match") == nil && v.Kind == yaml.MappingNode {
-				p.errorf(v, "save.%s has no `match` (a regular expression on the result's text)", k.Value)
+				p.Errorf(v, "save.%s has no `match` (a regular expression on the result's text)", k.Value)
 			}
 		}
 		if s.Path != nil || s.Match != nil {
 			out = append(out, s)
 		}
-		if !contains(p.saved, s.Name) {
+		if !slices.Contains(p.saved, s.Name) {
 			p.saved = append(p.saved, s.Name)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -12,9 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tailormcp/tailor/generator/cost"
-	"github.com/tailormcp/tailor/generator/diag"
-	"github.com/tailormcp/tailor/overlays"
+	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/review/cost"
 )
 
 // Options tune a run.
@@ -169,8 +169,8 @@ func checkTools(files []*File, targets []Target, tools []map[string]bool) error 
 		for _, sc := range f.Scenarios {
 			if len(targets) > 1 {
 				for _, name := range append(append([]string(nil), sc.Skip...), sortedKeys(sc.Variants)...) {
-					if !contains(names, name) {
-						l.Errorf(sc.Pos, "", "scenario %q names target `%s`, which is not one of this run's (%s)%s", sc.Name, name, strings.Join(names, ", "), didYouMean(name, names))
+					if !slices.Contains(names, name) {
+						l.Errorf(sc.Pos, "", "scenario %q names target `%s`, which is not one of this run's (%s)%s", sc.Name, name, strings.Join(names, ", "), diag.DidYouMean(name, names))
 					}
 				}
 			}
@@ -189,7 +189,7 @@ func checkTools(files []*File, targets []Target, tools []map[string]bool) error 
 					if len(targets) > 1 {
 						on = " on target " + t.Name
 					}
-					l.Errorf(c.ToolPos, "", "unknown tool `%s`%s%s", c.Tool, on, overlays.Suggest(c.Tool, known))
+					l.Errorf(c.ToolPos, "", "unknown tool `%s`%s%s", c.Tool, on, diag.Suggest(c.Tool, known))
 				}
 			}
 		}

@@ -37,7 +37,7 @@ import (
 
 	"github.com/theory/jsonpath"
 
-	"github.com/tailormcp/tailor/generator/diag"
+	"github.com/tailormcp/tailor/internal/diag"
 )
 
 // Version is the scenario format version this package reads.

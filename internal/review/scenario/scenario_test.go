@@ -12,10 +12,11 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v4"
 
-	"github.com/tailormcp/tailor/generator/diag"
-	"github.com/tailormcp/tailor/overlays"
+	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/testkit"
+	"github.com/tailormcp/tailor/internal/yamlwalk"
 	"github.com/tailormcp/tailor/scenarios"
 )
 
@@ -44,24 +45,24 @@ func validate(s *jsonschema.Schema, data []byte) error {
 	if err := yaml.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	return s.Validate(overlays.JSONable(v))
+	return s.Validate(yamlwalk.JSONable(v))
 }
 
 // scenarioFiles are the repository's scenario files, and whether each is
-// valid (testdata/test cases whose exit code is 2 and whose stderr is about
-// the file's shape are not).
+// valid (the testdata/cases/test-* cases whose stderr is about the file's
+// shape are not).
 func scenarioFiles(t *testing.T) map[string]bool {
 	t.Helper()
 	files := map[string]bool{
 		filepath.Join(repoRoot, "examples", "backoffice", "scenarios.yaml"): true,
 		filepath.Join("testdata", "every-key.yaml"):                         true,
 	}
-	cases, err := filepath.Glob(filepath.Join(repoRoot, "testdata", "test", "*", "scenarios.yaml"))
+	cases, err := filepath.Glob(filepath.Join(repoRoot, "testdata", "cases", "test-*", "scenarios.yaml"))
 	if err != nil || len(cases) == 0 {
 		t.Fatalf("no scenario cases: %v", err)
 	}
 	for _, c := range cases {
-		stderr, _ := os.ReadFile(filepath.Join(filepath.Dir(c), "stderr.txt"))
+		stderr, _ := os.ReadFile(filepath.Join(filepath.Dir(c), "stderr"))
 		// Problems of the file are reported at its lines; unknown tools are
 		// found when the servers run, not in the file.
 		files[c] = !bytes.Contains(stderr, []byte("scenarios.yaml:")) || bytes.Contains(stderr, []byte("unknown tool"))
@@ -101,30 +102,7 @@ func TestSchemaKnowsEveryKey(t *testing.T) {
 	if _, err := parse("every-key.yaml", data, keys); err != nil {
 		t.Fatal(err)
 	}
-	var schema any
-	if err := json.Unmarshal(scenarios.Schema, &schema); err != nil {
-		t.Fatal(err)
-	}
-	inSchema := map[string]bool{}
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			if props, ok := x["properties"].(map[string]any); ok {
-				for k := range props {
-					inSchema[k] = true
-				}
-			}
-			for _, e := range x {
-				walk(e)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	walk(schema)
+	inSchema := testkit.SchemaKeys(t, scenarios.Schema)
 	var missing, unused []string
 	for k := range keys {
 		if !inSchema[k] {
@@ -191,7 +169,7 @@ func TestSubstitute(t *testing.T) {
 // FuzzParse: whatever a file holds, Parse returns a file or positioned
 // errors, never panics.
 func FuzzParse(f *testing.F) {
-	for _, p := range []string{filepath.Join("testdata", "every-key.yaml"), filepath.Join(repoRoot, "testdata", "test", "many-problems", "scenarios.yaml"), filepath.Join(repoRoot, "testdata", "test", "wrong-type", "scenarios.yaml")} {
+	for _, p := range []string{filepath.Join("testdata", "every-key.yaml"), filepath.Join(repoRoot, "testdata", "cases", "test-many-problems", "scenarios.yaml"), filepath.Join(repoRoot, "testdata", "cases", "test-wrong-type", "scenarios.yaml")} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

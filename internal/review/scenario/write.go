@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/tailormcp/tailor/generator/cost"
+	"github.com/tailormcp/tailor/internal/review/cost"
 )
 
 // Write prints a result: each target's scenarios (failures with the

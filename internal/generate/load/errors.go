@@ -1,0 +1,348 @@
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/tailormcp/tailor/internal/diag"
+)
+
+// explainLoadError turns a kin-openapi load failure into positioned errors.
+// kin-openapi names the $ref or the parse problem but rarely where it is, so
+// the files are re-read here, only on this failure path, to find the place:
+// the $ref that failed, the syntax error, or the value of the wrong type.
+func explainLoadError(path string, data []byte, fetch *fetcher, err error) error {
+	src := newSources(path, data, fetch)
+	msg := err.Error()
+
+	var rr *RemoteRefError
+	if errors.As(err, &rr) {
+		at, ref := src.findRef(func(_ *source, v string) bool { return strings.HasPrefix(v, rr.URL) })
+		if ref == "" {
+			ref = rr.URL
+		}
+		return diag.At(at, "remote $ref %q refused: tailor does not fetch URLs named by a spec; run with --allow-remote-refs to allow it", ref)
+	}
+	var out *OutsideRootError
+	if errors.As(err, &out) {
+		at, ref := src.findRef(func(f *source, v string) bool { return f.resolve(v) == out.Path })
+		return diag.At(at, "%s", out.message(ref))
+	}
+
+	// A file that does not parse, the root or one it refers to, is reported
+	// with the parser's own position.
+	if f := src.unparsable(); f != nil {
+		return f.syntaxErr
+	}
+
+	// "error resolving reference X: ..." says the rest concerns the file X
+	// names (kin-openapi nests one prefix per hop).
+	file := src.root
+	for _, m := range resolving.FindAllStringSubmatch(msg, -1) {
+		if f := src.target(m[1]); f != nil {
+			file = f
+		}
+	}
+
+	var pe *fs.PathError
+	if errors.As(err, &pe) && resolving.MatchString(msg) {
+		want := filepath.Clean(pe.Path)
+		at, ref := src.findRef(func(f *source, v string) bool { return f.resolve(v) == want })
+		if ref == "" {
+			ref = resolving.FindStringSubmatch(msg)[1]
+		}
+		return diag.At(at, "cannot resolve $ref %q: cannot read %s: %v", ref, src.show(want), pe.Err)
+	}
+	if m := badFragment.FindStringSubmatch(msg); m != nil {
+		at, ref := src.findRef(refNamed(m[2])...)
+		if ref == "" {
+			return diag.At(at, "cannot resolve $ref %q: %q not found", m[2], m[1])
+		}
+		in := at.File
+		if f := src.target(ref); f != nil {
+			in = f.show
+		}
+		return diag.At(at, "cannot resolve $ref %q: %q not found in %s", ref, m[1], in)
+	}
+	if m := badData.FindStringSubmatch(msg); m != nil {
+		at, ref := src.findRef(refNamed(m[1])...)
+		if ref == "" {
+			ref = m[1]
+		}
+		return diag.At(at, "cannot resolve $ref %q: what it points at is not a valid %s", ref, strings.TrimPrefix(m[2], "ref to "))
+	}
+
+	var les *yaml.LoadErrors
+	if errors.As(err, &les) && len(les.Errors) > 0 {
+		var l diag.List
+		for _, e := range les.Errors {
+			l.Errorf(file.pos(e.Mark), "", "%s", decodeMessage(e.Message))
+		}
+		return l.Err()
+	}
+	var le *yaml.LoadError
+	if errors.As(err, &le) {
+		return diag.At(file.pos(le.Mark), "%s", decodeMessage(le.Message))
+	}
+
+	if m := notObject.FindStringSubmatch(msg); m != nil {
+		if n := firstNonObject(file.node, m[1]); n != nil {
+			return diag.At(file.pos(yaml.Mark{Line: n.Line, Column: n.Column}), "%s must be an object, not %s", m[1], kindOf(n))
+		}
+	}
+	if m := anchorCycle.FindStringSubmatch(msg); m != nil {
+		if n := findAnchor(file.node, m[1]); n != nil {
+			return diag.At(file.pos(yaml.Mark{Line: n.Line, Column: n.Column}), "YAML anchor &%s contains an alias to itself", m[1])
+		}
+	}
+	if m := atLine.FindStringSubmatchIndex(msg); m != nil {
+		line, _ := strconv.Atoi(msg[m[2]:m[3]])
+		return diag.At(file.pos(yaml.Mark{Line: line, Column: firstColumn(file.data, line)}), "%s", msg[m[1]:])
+	}
+
+	at := diag.Pos{File: path}
+	if m := resolving.FindStringSubmatch(msg); m != nil {
+		at, _ = src.findRef(refNamed(m[1])...)
+	} else if m := quoted.FindStringSubmatch(msg); m != nil {
+		if p, ref := src.findRef(refNamed(m[1])...); ref != "" {
+			at = p
+		}
+	}
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "failed to unmarshal data: "), "yaml error: ")
+	return diag.At(at, "cannot load spec: %s", src.scrub(msg))
+}
+
+var (
+	resolving   = regexp.MustCompile(`error resolving reference "([^"]*)": `)
+	badFragment = regexp.MustCompile(`failed to resolve "([^"]*)" in fragment in URI: "([^"]*)"`)
+	badData     = regexp.MustCompile(`bad data in "([^"]*)" \(expecting ([^)]*)\)`)
+	quoted      = regexp.MustCompile(`"(#[^"]*)"`)
+	notObject   = regexp.MustCompile(`invalid (\w+): value MUST be an object`)
+	anchorCycle = regexp.MustCompile(`anchor "([^"]*)" value contains itself`)
+	atLine      = regexp.MustCompile(`(?:^|: )line (\d+): `)
+)
+
+// objectSlots says where an OpenAPI object of each kind that kin-openapi
+// names in "invalid <kind>: value MUST be an object" sits: as the value of
+// a key, or as the items or values of a list or map under a key.
+var objectSlots = map[string]struct{ value, members []string }{
+	"parameter":      {members: []string{"parameters"}},
+	"response":       {members: []string{"responses"}},
+	"requestBody":    {value: []string{"requestBody"}, members: []string{"requestBodies"}},
+	"header":         {members: []string{"headers"}},
+	"schema":         {value: []string{"schema", "items", "not"}, members: []string{"schemas", "properties", "allOf", "anyOf", "oneOf"}},
+	"example":        {members: []string{"examples"}},
+	"link":           {members: []string{"links"}},
+	"callback":       {members: []string{"callbacks"}},
+	"securityScheme": {members: []string{"securitySchemes"}},
+	"path":           {members: []string{"paths"}},
+}
+
+// firstNonObject finds, in document order, the first node in a slot for
+// kind that is not a mapping.
+func firstNonObject(n *yaml.Node, kind string) *yaml.Node {
+	slots, ok := objectSlots[kind]
+	if !ok || n == nil {
+		return nil
+	}
+	bad := func(v *yaml.Node) bool { return v.Kind != yaml.MappingNode && v.Kind != yaml.AliasNode }
+	var walk func(n *yaml.Node) *yaml.Node
+	walk = func(n *yaml.Node) *yaml.Node {
+		switch n.Kind {
+		case yaml.DocumentNode, yaml.SequenceNode:
+			for _, c := range n.Content {
+				if r := walk(c); r != nil {
+					return r
+				}
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i].Value, n.Content[i+1]
+				if slices.Contains(slots.value, k) && bad(v) {
+					return v
+				}
+				if slices.Contains(slots.members, k) && (v.Kind == yaml.SequenceNode || v.Kind == yaml.MappingNode) {
+					for j, c := range v.Content {
+						if v.Kind == yaml.MappingNode && j%2 == 0 {
+							continue
+						}
+						if bad(c) {
+							return c
+						}
+					}
+				}
+				if r := walk(v); r != nil {
+					return r
+				}
+			}
+		}
+		return nil
+	}
+	return walk(n)
+}
+
+// findAnchor returns the node that defines anchor name.
+func findAnchor(n *yaml.Node, name string) *yaml.Node {
+	if n == nil || n.Kind == yaml.AliasNode {
+		return nil
+	}
+	if n.Anchor == name {
+		return n
+	}
+	for _, c := range n.Content {
+		if r := findAnchor(c, name); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// firstColumn is the column of the first non-blank character of a line.
+func firstColumn(data []byte, line int) int {
+	lines := bytes.Split(data, []byte{'\n'})
+	if line < 1 || line > len(lines) {
+		return 0
+	}
+	l := lines[line-1]
+	return len(l) - len(bytes.TrimLeft(l, " \t")) + 1
+}
+
+// refNamed matches the $ref kin-openapi names in a message: as written, by
+// its fragment (kin-openapi names the fragment only once it has opened the
+// file), or by what Swagger 2.0 called it before conversion.
+func refNamed(ref string) []func(*source, string) bool {
+	frag := ref
+	if i := strings.IndexByte(ref, '#'); i >= 0 {
+		frag = ref[i:]
+	}
+	v2 := frag
+	for v3, old := range map[string]string{"#/components/schemas/": "#/definitions/", "#/components/parameters/": "#/parameters/", "#/components/responses/": "#/responses/"} {
+		if strings.HasPrefix(frag, v3) {
+			v2 = old + strings.TrimPrefix(frag, v3)
+		}
+	}
+	return []func(*source, string) bool{
+		func(_ *source, v string) bool { return v == ref },
+		func(_ *source, v string) bool { return frag != "" && strings.HasSuffix(v, frag) },
+		func(_ *source, v string) bool { return strings.HasSuffix(v, v2) },
+	}
+}
+
+// decodeMessage rewords a YAML decoding error in the user's terms: YAML
+// tags become kinds of value and Go type names lose their package.
+func decodeMessage(msg string) string {
+	if m := construct.FindStringSubmatch(msg); m != nil {
+		what := expected(m[3])
+		where := ""
+		if m[4] != "" {
+			where = " at #" + m[4]
+		}
+		return fmt.Sprintf("wrong type%s: found %s where %s is expected", where, tagKind(m[1]), what)
+	}
+	if m := stringField.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("wrong type: `%s` must be a string, not %s (quote the value)", m[2], tagKind(m[1]))
+	}
+	return strings.TrimPrefix(msg, "yaml: ")
+}
+
+var (
+	construct   = regexp.MustCompile("^cannot (?:construct|unmarshal) (!!\\w+)( `[^`]*`)? into (\\S+)(?: in (/\\S*))?$")
+	stringField = regexp.MustCompile(`^cannot unmarshal (!!\w+) into string field "([^"]*)"$`)
+)
+
+// expected names what a kin-openapi type holds: "openapi3.Parameters" is a
+// list of parameters, "openapi3.Info" an Info object.
+func expected(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "map["), strings.HasPrefix(goType, "*map["):
+		return "a mapping"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	}
+	name := goType[strings.LastIndexByte(goType, '.')+1:]
+	switch name {
+	case "Parameters", "Servers", "Tags", "SecurityRequirements":
+		return "a list of " + strings.ToLower(name[:1]) + name[1:]
+	case "SchemaRefs":
+		return "a list of schemas"
+	case "Types":
+		return "a type name or a list of them"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int64", "uint64", "float64":
+		return "a number"
+	}
+	article := "a"
+	if name != "" && strings.ContainsRune("AEIOU", rune(name[0])) {
+		article = "an"
+	}
+	return article + " " + name + " object"
+}
+
+func tagKind(tag string) string {
+	switch tag {
+	case "!!map":
+		return "a mapping"
+	case "!!seq":
+		return "a list"
+	case "!!str":
+		return "a string"
+	case "!!int", "!!float":
+		return "a number"
+	case "!!bool":
+		return "a boolean"
+	case "!!null":
+		return "null"
+	}
+	return tag
+}
+
+// syntaxError reports where data fails to parse as JSON (when it looks like
+// JSON) or YAML, or returns nil when it parses.
+func syntaxError(path string, data []byte) error {
+	if looksLikeJSON(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		if err == nil {
+			return nil
+		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			// Offset counts the bytes read, the offending one included.
+			line, col := lineCol(data, int(se.Offset)-1)
+			return diag.At(diag.Pos{File: path, Line: line, Col: col}, "invalid JSON: %s", se.Error())
+		}
+		return diag.At(diag.Pos{File: path}, "invalid JSON: %v", err)
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal(data, &node); err != nil {
+		return diag.YAML(path, err)
+	}
+	return nil
+}
+
+func looksLikeJSON(data []byte) bool {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	return len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[')
+}
+
+// lineCol converts the byte offset of a byte of data into its 1-based line
+// and column.
+func lineCol(data []byte, off int) (int, int) {
+	off = max(0, min(off, len(data)))
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	return line, col
+}

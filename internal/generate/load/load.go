@@ -1,0 +1,532 @@
+// Package load is the first stage of the pipeline: it reads an OpenAPI
+// description (3.0.x, 3.1.x, or Swagger 2.0, in YAML or JSON, told apart by
+// content) into a kin-openapi document, resolving relative $refs across
+// files and refusing remote ones unless asked. Problems that do not block
+// generation come back as warnings with a position; problems that do are
+// errors of the form file:line:col. Strict validation's warnings are cached
+// per spec content (cache.go).
+package load
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-openapi/jsonpointer"
+
+	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/overlay"
+)
+
+// Options tunes loading.
+type Options struct {
+	// AllowRemoteRefs lets $refs fetch http(s) URLs. Off by default: a spec
+	// should not make the generator issue requests on its behalf (SSRF).
+	AllowRemoteRefs bool
+	// RefRoot is the folder local $refs may read files below; "" is the
+	// spec's own folder.
+	RefRoot string
+	// Strict refuses a spec with defects the loader would otherwise repair
+	// or leave out (with a warning each): $refs where the version allows
+	// none, text that is a $ref, parts that cannot be read.
+	Strict bool
+	// ValidateInBackground runs strict validation concurrently; its
+	// warnings come from Spec.ValidationWarnings instead of Spec.Warnings.
+	ValidateInBackground bool
+	// SkipValidation skips kin-openapi's strict validation, which only ever
+	// produces warnings and dominates load time on large specs (and the
+	// validation cache with it).
+	SkipValidation bool
+	// Actions are an overlay's OpenAPI Overlay actions, applied to the
+	// spec before it is read (actions.go); ActionsFile is that overlay's
+	// path, where positions in what the actions added point.
+	Actions     []*overlay.Action
+	ActionsFile string
+}
+
+// Spec is a loaded description.
+type Spec struct {
+	Doc *openapi3.T
+	// Path is the spec's path as the user gave it; used in messages.
+	Path string
+	// Version is the description's own version string ("2.0", "3.0.3", "3.1.0").
+	Version string
+	// SHA256 is the hex digest of the root file's bytes.
+	SHA256 string
+	// Warnings are problems that did not stop loading, positioned in the
+	// text loaded (see Place).
+	Warnings []diag.Diagnostic
+	// ActionWarnings are the overlay's actions that matched nothing
+	// (positioned in the overlay).
+	ActionWarnings []diag.Diagnostic
+	// pending delivers the warnings of a background validation.
+	pending chan []diag.Diagnostic
+	// locate places JSON pointers in the spec's text (locate.go).
+	locate *locator
+	// patched maps positions in a spec an overlay's actions changed back
+	// to the user's files (patched.go); actionsFile is that overlay.
+	patched     *patchedSpec
+	actionsFile string
+}
+
+// Load reads the description at path.
+func Load(path string, opts Options) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, diag.At(diag.Pos{File: path}, "cannot read spec: %v", unwrapPathError(err))
+	}
+	return LoadData(path, data, opts)
+}
+
+// LoadData is Load for bytes already in memory; path is used to resolve
+// relative $refs and in messages.
+func LoadData(path string, data []byte, opts Options) (*Spec, error) {
+	if len(opts.Actions) > 0 {
+		loaded.add(sha256Hex(data) + " patched by " + opts.ActionsFile)
+		return loadPatched(path, data, opts)
+	}
+	loaded.add(sha256Hex(data))
+	return loadText(path, data, opts)
+}
+
+// loaded lists the documents this process loaded, for the test that each
+// command loads each document once.
+var loaded docLog
+
+type docLog struct {
+	mu   sync.Mutex
+	docs []string
+}
+
+func (l *docLog) add(doc string) {
+	l.mu.Lock()
+	l.docs = append(l.docs, doc)
+	l.mu.Unlock()
+}
+
+// Loaded lists the documents this process has loaded, in order, each
+// named by the sha256 of the spec's bytes, and for a spec an overlay's
+// actions changed (a document of its own) "SHA256 patched by OVERLAY".
+func Loaded() []string {
+	loaded.mu.Lock()
+	defer loaded.mu.Unlock()
+	return slices.Clone(loaded.docs)
+}
+
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// loadText reads a description from its text.
+func loadText(path string, data []byte, opts Options) (*Spec, error) {
+	sum := sha256.Sum256(data)
+	spec := &Spec{Path: path, SHA256: hex.EncodeToString(sum[:])}
+
+	kind, version, err := sniff(path, data)
+	if err != nil {
+		return nil, err
+	}
+	spec.Version = version
+
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, diag.At(diag.Pos{File: path}, "%v", err)
+	}
+	location := &url.URL{Path: filepath.ToSlash(abs)}
+	fetch, err := newFetcher(path, opts.RefRoot, opts.AllowRemoteRefs)
+	if err != nil {
+		return nil, diag.At(diag.Pos{File: path}, "%v", err)
+	}
+	spec.locate = &locator{path: path, data: data, swagger: kind == swagger2, fetch: fetch, loc: location}
+
+	// A spec split over files is repaired (and its shared schema files
+	// arranged, shared.go) before kin-openapi reads it; a spec in one file
+	// only when kin-openapi refuses it or leaves a $ref it does not follow,
+	// so that a large spec kin-openapi reads as it is is parsed once.
+	cacheSum := sum
+	var doc *openapi3.T
+	var reads *readLog
+	split := hasExternalRefs(data)
+	if !split {
+		doc, reads, err = loadDoc(kind, data, location, fetch, nil)
+	}
+	if split || err != nil || strayRefs(doc) {
+		fixed, rerr := repairSpec(path, data, location, kind == swagger2, version, fetch, opts.Strict)
+		if rerr != nil {
+			return nil, rerr
+		}
+		switch {
+		case fixed == nil && split:
+			doc, reads, err = loadDoc(kind, data, location, fetch, nil)
+		case fixed != nil:
+			spec.Warnings = append(spec.Warnings, fixed.warnings...)
+			files := fixed.files
+			if fixed.shared != nil {
+				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared)
+				if err == nil {
+					files = nil
+				} else {
+					files = fixed.files // the arrangement is an optimisation: never a reason to fail
+				}
+			}
+			if files != nil {
+				doc, reads, err = loadDoc(kind, data, location, fetch, files)
+			}
+			if b, ok := files[locKey(location)]; ok {
+				cacheSum = sha256.Sum256(b)
+			} else if b, ok := fixed.shared[locKey(location)]; ok && files == nil {
+				cacheSum = sha256.Sum256(b)
+			}
+		}
+	}
+	if err != nil {
+		return nil, explainLoadError(path, data, fetch, err)
+	}
+	spec.Doc = doc
+
+	if opts.SkipValidation {
+		return spec, nil
+	}
+	// The same spec content validates to the same warnings (cache.go).
+	cache := openCache(path, cacheSum, reads)
+	cached, hit := cache.load()
+	switch {
+	case hit && opts.ValidateInBackground:
+		ch := make(chan []diag.Diagnostic, 1)
+		ch <- cached
+		spec.pending = ch
+	case hit:
+		spec.Warnings = append(spec.Warnings, cached...)
+	case opts.ValidateInBackground:
+		// Validation only reads the document, as the later stages do
+		// (validationView copies what it changes), and takes about as long
+		// as all of them on large specs (stripe: ~0.3 s of CPU): on a second
+		// core it runs beside them.
+		ch := make(chan []diag.Diagnostic, 1)
+		go func() { ch <- cache.validate(path, doc, spec.Locate) }()
+		spec.pending = ch
+	default:
+		spec.Warnings = append(spec.Warnings, cache.validate(path, doc, spec.Locate)...)
+	}
+	return spec, nil
+}
+
+// ValidationWarnings waits for a validation started in the background and
+// returns its warnings (at once when they came from the cache; nil when
+// there was none or they were already taken).
+func (s *Spec) ValidationWarnings() []diag.Diagnostic {
+	if s.pending == nil {
+		return nil
+	}
+	ws := <-s.pending
+	s.pending = nil
+	return ws
+}
+
+// loadDoc loads the spec with kin-openapi, reading the root from data and
+// every other file through fetch, or from files where the repair pass
+// rewrote it. reads records what was read, for the validation cache.
+func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte) (*openapi3.T, *readLog, error) {
+	if b, ok := files[locKey(location)]; ok {
+		data = b
+	}
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = true
+	loader.IncludeOrigin = true
+	reads := &readLog{}
+	read := func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
+		if b, ok := files[locKey(u)]; ok {
+			return b, nil
+		}
+		return fetch.read(u)
+	}
+	loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(read))
+	var doc *openapi3.T
+	var err error
+	switch kind {
+	case swagger2:
+		doc, err = loadSwagger2(loader, data, location)
+	default:
+		doc, err = loader.LoadFromDataWithPath(data, location)
+	}
+	return doc, reads, err
+}
+
+// hasExternalRefs reports whether the spec's text has a $ref to another
+// file (or URL), without parsing it: a "$ref" key (a quote, then a colon,
+// may follow it) whose value, past spaces, a block scalar's indicator
+// (stripe writes `$ref: >-` and the value on the next line) and a quote,
+// starts with anything but "#", or a bracket (a property named $ref, as
+// in kubernetes' JSON Schema). Text that merely looks so only costs the
+// repair pass a look.
+func hasExternalRefs(data []byte) bool {
+	skip := func(rest []byte, set string) []byte {
+		for len(rest) > 0 && strings.IndexByte(set, rest[0]) >= 0 {
+			rest = rest[1:]
+		}
+		return rest
+	}
+	for rest := data; ; {
+		i := bytes.Index(rest, []byte("$ref"))
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+4:]
+		v := skip(skip(rest, "\"'"), " \t")
+		if len(v) == 0 || v[0] != ':' {
+			continue // not a key
+		}
+		v = skip(v[1:], " \t\r\n")
+		if len(v) > 0 && (v[0] == '>' || v[0] == '|') {
+			v = skip(skip(v[1:], "+-0123456789"), " \t\r\n")
+		}
+		v = skip(v, "\"'")
+		if len(v) > 0 && strings.IndexByte("#{[", v[0]) < 0 {
+			return true
+		}
+	}
+}
+
+// strayRefs reports whether kin-openapi loaded a $ref where it follows
+// none (an operation or a media type that is a $ref): it keeps the $ref
+// as an unknown field, and what it stands for would be lost.
+func strayRefs(doc *openapi3.T) bool {
+	if doc == nil {
+		return false
+	}
+	stray := func(item *openapi3.PathItem) bool {
+		if item == nil {
+			return false
+		}
+		for _, op := range item.Operations() {
+			if op == nil {
+				continue
+			}
+			if _, ok := op.Extensions["$ref"]; ok {
+				return true
+			}
+			if op.RequestBody != nil && op.RequestBody.Value != nil && strayContent(op.RequestBody.Value.Content) {
+				return true
+			}
+			if op.Responses != nil {
+				for _, r := range op.Responses.Map() {
+					if r != nil && r.Value != nil && strayContent(r.Value.Content) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	if doc.Paths != nil {
+		for _, item := range doc.Paths.Map() {
+			if stray(item) {
+				return true
+			}
+		}
+	}
+	for _, item := range doc.Webhooks {
+		if stray(item) {
+			return true
+		}
+	}
+	return false
+}
+
+func strayContent(c openapi3.Content) bool {
+	for _, m := range c {
+		if m != nil {
+			if _, ok := m.Extensions["$ref"]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, err error) {
+	var doc2 openapi2.T
+	if err := openapi2.UnmarshalFromData(data, &doc2); err != nil {
+		return nil, err
+	}
+	// The converter and the ref resolver index into maps they assume are
+	// well formed; a malformed 2.0 file must be an error, not a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
+		}
+	}()
+	doc, err = openapi2conv.ToV3WithLoader(&doc2, loader, location)
+	if err == nil {
+		requireFormBodies(doc)
+	}
+	return doc, err
+}
+
+// requireFormBodies marks the request bodies that Swagger 2.0 formData
+// parameters became as required when one of those parameters was: the
+// converter lists them in the schema's required but leaves the body
+// optional, and an optional body makes every field optional to the model.
+func requireFormBodies(doc *openapi3.T) {
+	if doc.Paths == nil {
+		return
+	}
+	for _, item := range doc.Paths.Map() {
+		if item == nil {
+			continue
+		}
+		for _, op := range item.Operations() {
+			if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
+				continue
+			}
+			rb := op.RequestBody.Value
+			for mt, media := range rb.Content {
+				if mt != "application/x-www-form-urlencoded" && mt != "multipart/form-data" {
+					continue
+				}
+				if media != nil && media.Schema != nil && media.Schema.Value != nil && len(media.Schema.Value.Required) > 0 {
+					rb.Required = true
+				}
+			}
+		}
+	}
+}
+
+// rootFirst answers a read of the root spec with the bytes being loaded.
+// kin-openapi reads the root's file again to resolve some of its own
+// references; when an overlay's actions patched the spec, that file is not
+// the document being loaded, and a component the actions removed would be
+// found there.
+func rootFirst(root *url.URL, data []byte, next openapi3.ReadFromURIFunc) openapi3.ReadFromURIFunc {
+	return func(loader *openapi3.Loader, location *url.URL) ([]byte, error) {
+		if (location.Scheme == "" || location.Scheme == "file") && location.Host == "" && filepath.Clean(filepath.FromSlash(location.Path)) == filepath.Clean(filepath.FromSlash(root.Path)) {
+			return data, nil
+		}
+		return next(loader, location)
+	}
+}
+
+// RemoteRefError is returned when a spec refers to an http(s) URL and remote
+// refs were not allowed.
+type RemoteRefError struct{ URL string }
+
+func (e *RemoteRefError) Error() string {
+	return fmt.Sprintf("remote $ref %s refused: tailor does not fetch URLs named by a spec unless run with --allow-remote-refs", e.URL)
+}
+
+// validate runs kin-openapi's strict validation and turns what it finds into
+// warnings: real specs that fail it are still used every day. complete is
+// false when validation crashed (and its warnings say so).
+func validate(path string, doc *openapi3.T) (out []diag.Diagnostic, complete bool) {
+	validateCalls.Add(1)
+	defer func() {
+		if r := recover(); r != nil {
+			out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: path},
+				Message: fmt.Sprintf("spec validation crashed and was skipped: %v", r)})
+			complete = false
+		}
+	}()
+	ctx := openapi3.WithValidationOptions(context.Background(),
+		openapi3.EnableMultiError(),
+		openapi3.DisableExamplesValidation(),
+		// The schema converter checks patterns and defaults itself, drops
+		// the ones clients would reject and warns at the keyword; kin-openapi
+		// would say the same again, once per component and once per
+		// operation using it.
+		openapi3.DisableSchemaPatternValidation(),
+		openapi3.DisableSchemaDefaultsValidation(),
+		openapi3.AllowExtraSiblingFields("description", "summary", "nullable", "example", "examples", "default", "deprecated", "readOnly", "writeOnly", "title"),
+	)
+	err := validationView(doc).Validate(ctx)
+	if err == nil {
+		return nil, true
+	}
+	var me openapi3.MultiError
+	errs := []error{err}
+	if errors.As(err, &me) {
+		errs = flattenMulti(me)
+	}
+	seen := map[string]bool{}
+	for _, e := range errs {
+		// The first line says what is wrong; kin-openapi follows it with
+		// the schema and value as indented JSON, which is no warning line.
+		msg, _, _ := strings.Cut(strings.TrimSpace(e.Error()), "\n")
+		if seen[msg] {
+			continue
+		}
+		seen[msg] = true
+		pos, ptr := validationPos(path, doc, msg)
+		out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: pos, Pointer: ptr,
+			Message: "spec does not pass strict validation (generating anyway): " + msg})
+	}
+	return out, true
+}
+
+var (
+	invalidOperation = regexp.MustCompile(`^invalid paths: invalid path ([^:]*): invalid operation ([A-Z]+): `)
+	invalidSchema    = regexp.MustCompile(`^invalid components: schema "([^"]*)": `)
+	conflictingPaths = regexp.MustCompile(`^invalid paths: conflicting paths "[^"]*" and "([^"]*)"`)
+)
+
+// validationPos finds the operation or component a validation message is
+// about, from the context kin-openapi puts in front of it: its position
+// when kin-openapi recorded one, else its JSON pointer, which Locate turns
+// into a position.
+func validationPos(path string, doc *openapi3.T, msg string) (diag.Pos, string) {
+	var o *openapi3.Origin
+	ptr := ""
+	if m := invalidOperation.FindStringSubmatch(msg); m != nil && doc.Paths != nil {
+		ptr = "#/paths/" + jsonpointer.Escape(m[1]) + "/" + strings.ToLower(m[2])
+		if item := doc.Paths.Value(m[1]); item != nil {
+			if op := item.GetOperation(m[2]); op != nil {
+				o = op.Origin
+			}
+		}
+	} else if m := invalidSchema.FindStringSubmatch(msg); m != nil && doc.Components != nil {
+		ptr = "#/components/schemas/" + jsonpointer.Escape(m[1])
+		if ref := doc.Components.Schemas[m[1]]; ref != nil && ref.Value != nil {
+			o = ref.Value.Origin
+		}
+	} else if m := conflictingPaths.FindStringSubmatch(msg); m != nil {
+		ptr = "#/paths/" + jsonpointer.Escape(m[1])
+	}
+	if o == nil || o.Key == nil || o.Key.Line == 0 {
+		return diag.Pos{File: path}, ptr
+	}
+	return diag.Pos{File: DisplayPath(o.Key.File, path), Line: o.Key.Line, Col: o.Key.Column}, ""
+}
+
+func flattenMulti(me openapi3.MultiError) []error {
+	var out []error
+	for _, e := range me {
+		var inner openapi3.MultiError
+		if errors.As(e, &inner) {
+			out = append(out, flattenMulti(inner)...)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

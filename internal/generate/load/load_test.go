@@ -1,0 +1,48 @@
+package load_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tailormcp/tailor/internal/generate/load"
+)
+
+// TestErrorsNameFilesAsTheUserDoes loads error cases from their parent
+// folder: every file an error names, the spec or one its $refs reach, must
+// be named relative to where the user is, the way they named the spec.
+func TestErrorsNameFilesAsTheUserDoes(t *testing.T) {
+	t.Chdir(filepath.Join("..", "..", "..", "testdata", "cases"))
+	for _, tc := range []struct{ spec, want string }{
+		{"error-syntax-error-in-ref/openapi.yaml", "error-syntax-error-in-ref/pet.yaml:6:6: error: invalid YAML: "},
+		{"error-missing-ref-file/openapi.yaml", `error-missing-ref-file/openapi.yaml:14:17: error: cannot resolve $ref "./schemas/pet.yaml#/Pet": cannot read error-missing-ref-file/schemas/pet.yaml: `},
+		{"./error-yaml-syntax/openapi.yaml", "./error-yaml-syntax/openapi.yaml:9:16: error: invalid YAML: "}, // the spec as given,
+	} {
+		_, err := load.Load(tc.spec, load.Options{Strict: true})
+		if err == nil {
+			t.Errorf("%s loaded", tc.spec)
+			continue
+		}
+		if got := filepath.ToSlash(err.Error()); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s:\n got %s\nwant %s...", tc.spec, got, tc.want)
+		}
+	}
+}
+
+func TestDisplayPath(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	specs := filepath.Join(wd, "specs")
+	for _, tc := range []struct{ file, spec, want string }{
+		{filepath.Join(specs, "api.yaml"), "specs/api.yaml", "specs/api.yaml"},
+		{filepath.Join(specs, "common", "pet.yaml"), "specs/api.yaml", filepath.Join("specs", "common", "pet.yaml")},
+		{filepath.Join(specs, "common", "pet.yaml"), filepath.Join(specs, "api.yaml"), filepath.Join(specs, "common", "pet.yaml")},
+		{filepath.Join(wd, "other.yaml"), "specs/api.yaml", "other.yaml"},
+		{filepath.Join(filepath.Dir(wd), "outside.yaml"), "specs/api.yaml", filepath.Join(filepath.Dir(wd), "outside.yaml")},
+		{"", "specs/api.yaml", "specs/api.yaml"},
+	} {
+		if got := load.DisplayPath(tc.file, tc.spec); got != tc.want {
+			t.Errorf("DisplayPath(%q, %q) = %q, want %q", tc.file, tc.spec, got, tc.want)
+		}
+	}
+}

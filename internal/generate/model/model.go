@@ -1,0 +1,310 @@
+// Package model is the second stage of the pipeline: it turns a loaded
+// OpenAPI document into the raw tool set, one ir.Tool per operation, with
+// names valid for every MCP client, JSON Schema 2020-12 input and output
+// schemas, and the request plan each tool's handler follows.
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-openapi/jsonpointer"
+
+	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/load"
+	"github.com/tailormcp/tailor/internal/generate/schema"
+)
+
+// Options names the server being built.
+type Options struct {
+	// Name is the server's implementation name (defaults to the spec title).
+	Name string
+	// EnvPrefix prefixes the environment variables the server reads.
+	EnvPrefix string
+	// InputSchemaBudget and OutputSchemaBudget bound the $defs of a tool's
+	// schemas, in bytes (see schema.Doc.Budget); 0 is the default,
+	// DefaultInputSchemaBudget or DefaultOutputSchemaBudget.
+	InputSchemaBudget, OutputSchemaBudget int
+}
+
+type builder struct {
+	opts      Options
+	doc       *openapi3.T
+	path      string
+	envPrefix string
+	conv      *schema.Converter
+	diags     *diag.List
+	names     map[string]string // tool name → pointer of the operation that has it
+	schemes   []ir.SecurityScheme
+	// common are the words every operation's base name has: the first to
+	// go when a name must be shortened.
+	common map[string]bool
+}
+
+// Raw makes the raw tool set of spec: one tool per operation. Problems it works around are
+// returned as warnings; it does not fail on any loadable spec.
+func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
+	doc := spec.Doc
+	b := &builder{doc: doc, path: spec.Path, diags: &diag.List{}, names: map[string]string{}, opts: opts}
+	if b.opts.InputSchemaBudget == 0 {
+		b.opts.InputSchemaBudget = DefaultInputSchemaBudget
+	}
+	if b.opts.OutputSchemaBudget == 0 {
+		b.opts.OutputSchemaBudget = DefaultOutputSchemaBudget
+	}
+	b.conv = schema.NewConverter(nil)
+	b.conv.UseDocument(doc)
+
+	api := &ir.API{Source: ir.Source{SpecPath: spec.Path, SpecSHA256: spec.SHA256}}
+	if doc.Info != nil {
+		api.Title, api.Version = doc.Info.Title, doc.Info.Version
+	}
+	api.Name = opts.Name
+	if api.Name == "" {
+		api.Name = SnakeCase(api.Title)
+	}
+	if api.Name == "" {
+		api.Name = "tailor"
+	}
+	b.envPrefix = opts.EnvPrefix
+	if b.envPrefix == "" {
+		b.envPrefix = strings.ToUpper(SnakeCase(api.Name))
+	}
+	api.EnvPrefix = b.envPrefix
+	api.Servers = servers(doc)
+	api.Security = b.securitySchemes()
+	b.schemes = api.Security
+	known := map[string]bool{}
+	for _, s := range api.Security {
+		known[s.Name] = true
+	}
+
+	ops := operations(doc)
+	bases := make([]string, len(ops))
+	for i, op := range ops {
+		bases[i] = baseName(op)
+	}
+	b.common = commonWords(bases)
+	for _, op := range ops {
+		ptr := "#/paths/" + jsonpointer.Escape(op.path) + "/" + strings.ToLower(op.method)
+		pos := position(op.op.Origin, spec.Path)
+		b.conv.SetWarner(func(at *openapi3.Location, msg string) {
+			// A schema problem is reported where the schema says it (a
+			// component may live in another file); the operation that
+			// first used it is the fallback.
+			p := pos
+			if at != nil {
+				p = diag.Pos{File: load.DisplayPath(at.File, spec.Path), Line: at.Line, Col: at.Column}
+			}
+			b.diags.Warnf(p, ptr, "%s", msg)
+		})
+		t := b.tool(op, ptr, pos, b.requirements(op.op, known))
+		api.Tools = append(api.Tools, t)
+	}
+	if len(api.Tools) == 0 {
+		b.diags.Warnf(diag.Pos{File: spec.Path}, "#/paths", "the spec has no operations under `paths` (callbacks and webhooks are not tools): the server will have no tools")
+	}
+	return api, b.diags.All()
+}
+
+type operation struct {
+	path   string
+	method string
+	item   *openapi3.PathItem
+	op     *openapi3.Operation
+}
+
+var methodOrder = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions, http.MethodTrace, "QUERY"}
+
+// operations lists every operation in a stable order: by path, then method.
+func operations(doc *openapi3.T) []operation {
+	if doc.Paths == nil {
+		return nil
+	}
+	paths := doc.Paths.Map()
+	keys := make([]string, 0, len(paths))
+	for k := range paths {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []operation
+	for _, p := range keys {
+		item := paths[p]
+		if item == nil {
+			continue
+		}
+		ops := item.Operations()
+		for _, m := range methodOrder {
+			if op := ops[m]; op != nil {
+				out = append(out, operation{path: p, method: m, item: item, op: op})
+			}
+		}
+	}
+	return out
+}
+
+func (b *builder) tool(o operation, ptr string, pos diag.Pos, security [][]string) *ir.Tool {
+	op := o.op
+	t := &ir.Tool{
+		Name:   b.toolName(o, ptr, pos),
+		Title:  oneLine(op.Summary),
+		Origin: ir.Origin{Pointer: ptr, File: pos.File, Line: pos.Line, Col: pos.Col},
+		Call:   &ir.Call{OperationID: op.OperationID, Tags: op.Tags, Method: o.method, Path: o.path, Security: security},
+	}
+	// The operation's own text, else its path item's (which describes
+	// every operation on the path), else what it calls.
+	for _, text := range []string{op.Description, op.Summary, o.item.Description, o.item.Summary} {
+		if t.Description = strings.TrimSpace(text); t.Description != "" {
+			break
+		}
+	}
+	if t.Description == "" {
+		t.Description = fmt.Sprintf("Calls %s %s.", o.method, o.path)
+	}
+	if op.Deprecated {
+		t.Description = "Deprecated: the API marks this operation as deprecated; prefer another tool when one fits.\n\n" + t.Description
+	}
+	t.Annotations = annotations(o.method)
+
+	in := newInput(b, ptr, pos, security)
+	for _, p := range b.pathParams(o, parameters(o.item, op), ptr) {
+		in.addParam(t.Call, p)
+	}
+	if op.RequestBody != nil && op.RequestBody.Value != nil {
+		in.addBody(t.Call, op.RequestBody.Value)
+	}
+	t.InputSchema = in.schema()
+	t.OutputSchema, t.Call.Result = b.result(op)
+	return t
+}
+
+// toolName derives a valid, unique name. Collisions get a numeric suffix in
+// operation order and a warning: no tool is ever dropped or merged.
+func (b *builder) toolName(o operation, ptr string, pos diag.Pos) string {
+	base := baseName(o)
+	name := shorten(base, MaxToolName, b.common)
+	for i := 2; b.names[name] != ""; i++ {
+		suffix := fmt.Sprintf("_%d", i)
+		name = shorten(base, MaxToolName-len(suffix), b.common) + suffix
+	}
+	first := shorten(base, MaxToolName, b.common)
+	// Named after method and path too: two paths can snake_case alike
+	// (/v1/items.json, /v1/items-json).
+	what := fmt.Sprintf("operationId %q", o.op.OperationID)
+	if SnakeCase(o.op.OperationID) == "" {
+		what = o.method + " " + o.path
+	}
+	if other := b.names[first]; other != "" {
+		b.diags.Warnf(pos, ptr, "%s gives tool name %q, already used by %s; this tool is named %q", what, first, other, name)
+	} else if len(base) > MaxToolName {
+		b.diags.Warnf(pos, ptr, "%s is longer than %d characters as a tool name; shortened to %q", what, MaxToolName, name)
+	}
+	b.names[name] = ptr
+	return name
+}
+
+// baseName is a tool's name before shortening and de-duplication: the
+// operationId in snake_case, else method and path.
+func baseName(o operation) string {
+	base := SnakeCase(o.op.OperationID)
+	if base == "" {
+		base = SnakeCase(strings.ToLower(o.method) + " " + o.path)
+	}
+	if base == "" {
+		base = strings.ToLower(o.method)
+	}
+	return base
+}
+
+func annotations(method string) ir.Annotations {
+	a := ir.Annotations{OpenWorld: true}
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, "QUERY":
+		a.ReadOnly = true
+	case http.MethodPut:
+		a.Idempotent = true
+	case http.MethodDelete:
+		a.Idempotent, a.Destructive = true, true
+	}
+	return a
+}
+
+// parameters merges path-level and operation-level parameters; the
+// operation's win for the same name and location.
+func parameters(item *openapi3.PathItem, op *openapi3.Operation) []*openapi3.Parameter {
+	var out []*openapi3.Parameter
+	index := map[string]int{}
+	add := func(ps openapi3.Parameters) {
+		for _, r := range ps {
+			if r == nil || r.Value == nil {
+				continue
+			}
+			p := r.Value
+			key := strings.ToLower(p.In) + "\x00" + p.Name
+			if i, ok := index[key]; ok {
+				out[i] = p
+				continue
+			}
+			index[key] = len(out)
+			out = append(out, p)
+		}
+	}
+	add(item.Parameters)
+	add(op.Parameters)
+	return out
+}
+
+func servers(doc *openapi3.T) []string {
+	var out []string
+	for _, s := range doc.Servers {
+		if s == nil {
+			continue
+		}
+		u := s.URL
+		names := make([]string, 0, len(s.Variables))
+		for n := range s.Variables {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if v := s.Variables[n]; v != nil {
+				u = strings.ReplaceAll(u, "{"+n+"}", v.Default)
+			}
+		}
+		out = append(out, strings.TrimRight(u, "/"))
+	}
+	return out
+}
+
+func position(o *openapi3.Origin, file string) diag.Pos {
+	if o == nil || o.Key == nil {
+		return diag.Pos{File: file}
+	}
+	return diag.Pos{File: displayPath(o.Key.File, file), Line: o.Key.Line, Col: o.Key.Column}
+}
+
+// displayPath names a file the way the user would (see load.DisplayPath).
+func displayPath(file, spec string) string { return load.DisplayPath(file, spec) }
+
+var spaces = regexp.MustCompile(`\s+`)
+
+func oneLine(s string) string { return strings.TrimSpace(spaces.ReplaceAllString(s, " ")) }
+
+// marshal encodes v as compact JSON with sorted keys, without HTML escaping
+// (descriptions keep their < and >).
+func marshal(v any) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Sprintf("tailor: schema is not JSON: %v", err))
+	}
+	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n"))
+}

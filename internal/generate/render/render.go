@@ -1,0 +1,123 @@
+// Package render is the last stage of the pipeline: it turns the IR into Go
+// source files, one template per file, formatted with go/format.
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/templates"
+)
+
+// Options controls rendering.
+type Options struct {
+	// Package is the Go package name of the generated files.
+	Package string
+	// Main also renders a main.go: in the package itself when Package is
+	// "main", else in cmd/<name>/main.go importing ImportPath.
+	Main       bool
+	ImportPath string
+	// ToolVersion goes into the generated header; empty leaves it out so
+	// golden files stay stable across releases.
+	ToolVersion string
+}
+
+// File is one generated file, path relative to the output directory.
+type File struct {
+	Path    string
+	Content []byte
+}
+
+var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"quote": goString}).ParseFS(templates.FS, "*.go.tmpl"))
+
+// Render produces the files of api, in a fixed order.
+func Render(api *ir.API, opts Options) ([]File, error) {
+	if !ValidPackage(opts.Package) {
+		return nil, fmt.Errorf("package name %q is not a valid Go identifier", opts.Package)
+	}
+	// The tools' schemas are held back from go/format (literals.go).
+	lits := map[string]*literals{"schemas.go": {}}
+	v := newView(api, opts, lits["schemas.go"].hold)
+	outputs := []struct{ path, tmpl string }{
+		{"server.go", "server.go.tmpl"},
+		{"tools.go", "tools.go.tmpl"},
+		{"schemas.go", "schemas.go.tmpl"},
+	}
+	if opts.Main {
+		if opts.Package == "main" {
+			outputs = append(outputs, struct{ path, tmpl string }{"main.go", "main.go.tmpl"})
+		} else {
+			if opts.ImportPath == "" {
+				return nil, fmt.Errorf("--main needs the generated package's import path (run inside a Go module, or pass --import-path)")
+			}
+			outputs = append(outputs, struct{ path, tmpl string }{"cmd/" + v.API.Name + "/main.go", "main.go.tmpl"})
+		}
+	}
+	var files []File
+	for _, o := range outputs {
+		held := lits[o.path]
+		if held == nil {
+			held = &literals{}
+		}
+		var buf bytes.Buffer
+		if err := tmpl.ExecuteTemplate(&buf, o.tmpl, v); err != nil {
+			return nil, fmt.Errorf("rendering %s: %w", o.path, err)
+		}
+		src, err := format.Source(buf.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", o.path, err, excerpt(held.restore(buf.Bytes()), err))
+		}
+		files = append(files, File{Path: o.path, Content: held.restore(src)})
+	}
+	return files, nil
+}
+
+// goString renders s as a Go string literal: a raw string when that is
+// exact and readable, an interpreted one otherwise.
+func goString(s string) string {
+	if strings.ContainsAny(s, `"\\`) && strconv.CanBackquote(s) {
+		return "`" + s + "`"
+	}
+	return strconv.Quote(s)
+}
+
+// excerpt shows the lines around a go/format error, numbered.
+func excerpt(src []byte, err error) string {
+	line := 0
+	if msg := err.Error(); msg != "" {
+		if before, _, ok := strings.Cut(msg, ":"); ok {
+			line, _ = strconv.Atoi(before)
+		}
+	}
+	lines := strings.Split(string(src), "\n")
+	lo, hi := max(line-4, 0), min(line+3, len(lines))
+	if line == 0 {
+		lo, hi = 0, min(10, len(lines))
+	}
+	var b strings.Builder
+	for i := lo; i < hi; i++ {
+		fmt.Fprintf(&b, "%5d  %s\n", i+1, lines[i])
+	}
+	return b.String()
+}
+
+// ValidPackage reports whether name can be the package name of the
+// generated files: an ASCII Go identifier that is not a keyword nor "_".
+func ValidPackage(name string) bool { return name != "_" && isIdent(name) }
+
+func isIdent(s string) bool {
+	if s == "" || isKeyword(s) {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,97 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"go/ast"
+	"go/constant"
+	"go/parser"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// schemaTexts are compact JSON texts as the generator writes them: every
+// JSON file of the corpus re-encoded, and a few that take the edges.
+func schemaTexts(t *testing.T) []string {
+	texts := []string{`{}`, `{"a":[],"b":{},"c":[{}],"d":"x\"y\\z:,{}[]","e":[1,2.5,true,null]}`, "{\"d\":\"`tick` \\u2028 \ufeff\"}"}
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", "corpus", "*.json"))
+	for _, f := range files {
+		if testing.Short() {
+			break
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			continue
+		}
+		b, _ := json.Marshal(v)
+		texts = append(texts, string(b))
+	}
+	return texts
+}
+
+// TestIndentedIsJSONIndent: indented writes what json.Indent writes.
+func TestIndentedIsJSONIndent(t *testing.T) {
+	for _, s := range append(schemaTexts(t), `{"a": 1}`, `{"a":`) {
+		var want bytes.Buffer
+		if err := json.Indent(&want, []byte(s), "", "\t"); err != nil {
+			want.WriteString(s)
+		}
+		if have := indented(s); have != want.String() {
+			t.Errorf("indented(%.60q) differs from json.Indent", s)
+		}
+	}
+}
+
+// TestRawLiteral: the Go expression rawLiteral writes is the text.
+func TestRawLiteral(t *testing.T) {
+	for _, s := range append(schemaTexts(t), "", "`", "a`b``c", "x\r\ny", "\x00\x7f\u0085", "bad \xff utf-8", "\ufeffbom") {
+		lit := rawLiteral(indented(s))
+		expr, err := parser.ParseExpr(lit)
+		if err != nil {
+			t.Fatalf("%.60q: %s does not parse: %v", s, lit, err)
+		}
+		tv, err := evalConst(expr)
+		if err != nil || tv != indented(s) {
+			t.Errorf("%.60q: %.80s is not the text (%v)", s, lit, err)
+		}
+		if strings.Contains(lit, "\r") {
+			t.Errorf("%.60q: a carriage return in a raw string is dropped by the compiler", s)
+		}
+	}
+}
+
+// evalConst evaluates a constant expression of string literals joined by +.
+func evalConst(e any) (string, error) {
+	var eval func(x any) (constant.Value, error)
+	eval = func(x any) (constant.Value, error) {
+		switch n := x.(type) {
+		case *ast.BasicLit:
+			return constant.MakeFromLiteral(n.Value, n.Kind, 0), nil
+		case *ast.BinaryExpr:
+			a, err := eval(n.X)
+			if err != nil {
+				return nil, err
+			}
+			b, err := eval(n.Y)
+			if err != nil {
+				return nil, err
+			}
+			return constant.BinaryOp(a, n.Op, b), nil
+		case *ast.ParenExpr:
+			return eval(n.X)
+		}
+		return nil, errors.New("not a constant expression of literals")
+	}
+	v, err := eval(e)
+	if err != nil {
+		return "", err
+	}
+	return constant.StringVal(v), nil
+}

@@ -1,0 +1,401 @@
+// Package schema translates OpenAPI schemas (3.0 and 3.1, as kin-openapi
+// reads them) into self-contained JSON Schema 2020-12 documents, the dialect
+// MCP tool schemas use.
+//
+// Every $ref becomes a local "#/$defs/Name" reference, so a tool schema never
+// points outside itself (go-sdk refuses remote refs) and cyclic component
+// graphs (stripe, kubernetes) need no special handling: a cycle is just a
+// $ref back to a def already being collected. Component conversions are
+// cached per mode, so a spec whose 700 operations share the same components
+// converts each component once.
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
+)
+
+// Mode says which direction a schema describes: what the model sends
+// (readOnly properties dropped) or what the API returns (writeOnly dropped).
+type Mode int
+
+const (
+	Input Mode = iota
+	Output
+)
+
+// Warner receives problems that were fixed up during translation, with the
+// place in the spec of the keyword concerned when the loader recorded it
+// (at is nil otherwise).
+type Warner func(at *openapi3.Location, msg string)
+
+// Converter translates schemas of one spec. It is not safe for concurrent use.
+type Converter struct {
+	warn Warner
+	// names gives each referenced schema one $defs name for the whole spec,
+	// so the same component reads the same in every tool.
+	names map[*openapi3.Schema]string
+	taken map[string]bool
+	// cache holds converted components per mode, and the defs each one
+	// refers to directly.
+	cache [2]map[string]*def
+	// warned de-duplicates warnings about shared components.
+	warned map[string]bool
+	// targets maps the place an OpenAPI 3.1 $ref points at to the schema
+	// there (see UseDocument); nil for earlier versions, where kin-openapi
+	// never copies a schema for the keywords beside its $ref.
+	targets map[string]*openapi3.Schema
+}
+
+type def struct {
+	value any
+	refs  []string
+	size  int // bytes of value as JSON; 0 until measured
+}
+
+// size measures a cached component once.
+func (c *Converter) size(mode Mode, name string) int {
+	df := c.cache[mode][name]
+	if df.size == 0 {
+		b, _ := json.Marshal(df.value)
+		df.size = len(b)
+	}
+	return df.size
+}
+
+// NewConverter returns a converter that reports fix-ups to warn (may be nil).
+func NewConverter(warn Warner) *Converter {
+	if warn == nil {
+		warn = func(*openapi3.Location, string) {}
+	}
+	return &Converter{
+		warn:   warn,
+		names:  map[*openapi3.Schema]string{},
+		taken:  map[string]bool{},
+		cache:  [2]map[string]*def{{}, {}},
+		warned: map[string]bool{},
+	}
+}
+
+// Doc builds one self-contained schema document (a tool's input or output).
+type Doc struct {
+	c    *Converter
+	mode Mode
+	refs map[string]bool
+	// Budget, when positive, bounds the size in bytes of $defs: components
+	// are spelled out level by level ($ref hops from the root) while the
+	// total stays within it, and components
+	// further away become permissive placeholders. Output schemas of APIs
+	// with rich, cross-linked objects (stripe) otherwise run to hundreds of
+	// kilobytes per tool while adding nothing the model needs; a placeholder
+	// accepts any value, so the structured result still conforms.
+	Budget int
+}
+
+// NewDoc starts a document in the given mode.
+func (c *Converter) NewDoc(mode Mode) *Doc {
+	return &Doc{c: c, mode: mode, refs: map[string]bool{}}
+}
+
+// Convert translates ref into a JSON Schema value (map, or bool for the
+// boolean schemas). References it makes are remembered for Defs.
+func (d *Doc) Convert(ref *openapi3.SchemaRef) any {
+	return d.c.convertRef(ref, d.mode, d.note)
+}
+
+// Resolve follows ref to its schema value (nil when absent).
+func Resolve(ref *openapi3.SchemaRef) *openapi3.Schema {
+	if ref == nil {
+		return nil
+	}
+	return ref.Value
+}
+
+func (d *Doc) note(name string) { d.refs[name] = true }
+
+// Defs returns the $defs object: every component the converted values refer
+// to, transitively. It is nil when there are none.
+func (d *Doc) Defs() map[string]any {
+	if len(d.refs) == 0 {
+		return nil
+	}
+	out := map[string]any{}
+	level := make([]string, 0, len(d.refs))
+	for n := range d.refs {
+		level = append(level, n)
+	}
+	sort.Strings(level)
+	size := 0
+	cut := false
+	for depth := 1; len(level) > 0; depth++ {
+		var fresh []string
+		levelSize := 0
+		for _, n := range level {
+			if _, ok := out[n]; ok || slices.Contains(fresh, n) {
+				continue
+			}
+			fresh = append(fresh, n)
+			levelSize += d.c.size(d.mode, n)
+		}
+		if d.Budget > 0 && size+levelSize > d.Budget {
+			cut = true
+		}
+		size += levelSize
+		var next []string
+		for _, n := range fresh {
+			if cut {
+				out[n] = map[string]any{"description": "A " + n + " (its fields are not spelled out here)."}
+				continue
+			}
+			df := d.c.cache[d.mode][n]
+			out[n] = df.value
+			next = append(next, df.refs...)
+		}
+		sort.Strings(next)
+		level = next
+	}
+	return out
+}
+
+type noteFunc func(name string)
+
+func (c *Converter) convertRef(ref *openapi3.SchemaRef, mode Mode, note noteFunc) any {
+	if ref == nil || ref.Value == nil {
+		return map[string]any{}
+	}
+	if ref.Ref == "" {
+		return c.convert(ref.Value, mode, note)
+	}
+	if out := c.convertSiblings(ref, mode, note); out != nil {
+		return out
+	}
+	return map[string]any{"$ref": "#/$defs/" + c.component(ref, ref.Value, mode, note)}
+}
+
+// component converts value, the schema ref points at, once per mode as a
+// $defs entry and returns its name.
+func (c *Converter) component(ref *openapi3.SchemaRef, value *openapi3.Schema, mode Mode, note noteFunc) string {
+	name := c.defName(ref, value)
+	note(name)
+	if _, done := c.cache[mode][name]; !done {
+		df := &def{}
+		// Registered before converting so that a cycle back to this
+		// component finds it and stops.
+		c.cache[mode][name] = df
+		seen := map[string]bool{}
+		df.value = c.convert(value, mode, func(n string) {
+			if !seen[n] {
+				seen[n] = true
+				df.refs = append(df.refs, n)
+			}
+		})
+		sort.Strings(df.refs)
+	}
+	return name
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// defName gives value, the schema ref points at, its $defs name, derived
+// from the last segment of the $ref and made unique across the spec. Names
+// are handed out in the order schemas are first converted, which is the
+// order of operations, parameters and (sorted) property names, so that the
+// same spec always gets the same names.
+func (c *Converter) defName(ref *openapi3.SchemaRef, value *openapi3.Schema) string {
+	if n, ok := c.names[value]; ok {
+		return n
+	}
+	r, frag, _ := strings.Cut(ref.Ref, "#")
+	var base string
+	switch {
+	case strings.HasPrefix(frag, "/components/schemas/"):
+		base = strings.ReplaceAll(strings.TrimPrefix(frag, "/components/schemas/"), "/", "_")
+	case strings.HasPrefix(frag, "/definitions/"):
+		base = strings.ReplaceAll(strings.TrimPrefix(frag, "/definitions/"), "/", "_")
+	case frag != "":
+		segs := strings.Split(strings.Trim(frag, "/"), "/")
+		base = segs[len(segs)-1]
+	default:
+		base = r[strings.LastIndexAny(r, "/\\")+1:]
+		if i := strings.LastIndexByte(base, '.'); i > 0 {
+			base = base[:i]
+		}
+	}
+	base = strings.ReplaceAll(strings.ReplaceAll(base, "~1", "_"), "~0", "_")
+	base = strings.Trim(unsafeName.ReplaceAllString(base, "_"), "_")
+	if base == "" {
+		base = "schema"
+	}
+	name := base
+	for i := 2; c.taken[name]; i++ {
+		name = fmt.Sprintf("%s_%d", base, i)
+	}
+	c.taken[name] = true
+	c.names[value] = name
+	return name
+}
+
+// convert translates one schema value, keyword group by keyword group
+// (keywords.go); nested refs go through convertRef.
+func (c *Converter) convert(s *openapi3.Schema, mode Mode, note noteFunc) any {
+	if s.Always != nil {
+		return *s.Always || mode == Output
+	}
+	k := &keywords{c: c, s: s, mode: mode, note: note, out: map[string]any{}}
+	k.typ()
+	k.annotations()
+	k.numbers()
+	k.text()
+	k.arrays()
+	k.objects()
+	k.composition()
+	if mode == Output {
+		describeOnly(k.out)
+	}
+	// A 3.0 nullable schema without a type (e.g. `nullable: true` next to
+	// allOf) still admits null.
+	if s.Nullable && len(k.types) == 0 && hasComposition(s) {
+		return map[string]any{"anyOf": []any{k.out, map[string]any{"type": "null"}}}
+	}
+	return k.out
+}
+
+// Skip reports whether a property is left out in mode: readOnly ones are not
+// the model's to send; writeOnly ones never come back.
+func Skip(p *openapi3.SchemaRef, mode Mode) bool {
+	if p == nil || p.Value == nil {
+		return false
+	}
+	if mode == Input {
+		return p.Value.ReadOnly
+	}
+	return p.Value.WriteOnly
+}
+
+func hasComposition(s *openapi3.Schema) bool {
+	return len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) > 0
+}
+
+func boolSchema(b openapi3.BoolSchema, sub func(*openapi3.SchemaRef) any) any {
+	if b.Schema != nil {
+		return sub(b.Schema)
+	}
+	if b.Has != nil {
+		return *b.Has
+	}
+	return nil
+}
+
+// warnOnce reports a fix-up once per place: a component shared by many
+// operations is converted once per direction, and its problem is one
+// problem. Without a place, the message alone identifies it.
+func (c *Converter) warnOnce(at *openapi3.Location, msg string) {
+	k := msg
+	if at != nil {
+		k = fmt.Sprintf("%s:%d:%d %s", at.File, at.Line, at.Column, msg)
+	}
+	if c.warned[k] {
+		return
+	}
+	c.warned[k] = true
+	c.warn(at, msg)
+}
+
+// field is where s spells the keyword name, when known.
+func field(s *openapi3.Schema, name string) *openapi3.Location {
+	if s.Origin == nil {
+		return nil
+	}
+	if loc, ok := s.Origin.Fields.Lookup(name); ok && loc.Line > 0 {
+		return &loc
+	}
+	return key(s)
+}
+
+// key is where s itself starts, when known.
+func key(s *openapi3.Schema) *openapi3.Location {
+	if s.Origin == nil || s.Origin.Key == nil || s.Origin.Key.Line == 0 {
+		return nil
+	}
+	return s.Origin.Key
+}
+
+// fits reports whether a default value agrees with the schema's types and
+// enum; clients and validators reject schemas whose default does not.
+func fits(v any, types []string, enum []any) (bool, string) {
+	if len(enum) > 0 {
+		found := false
+		for _, e := range enum {
+			if jsonv.Text(e) == jsonv.Text(v) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false, "not one of the enum values"
+		}
+	}
+	if len(types) == 0 {
+		return true, ""
+	}
+	have := jsonType(v)
+	for _, t := range types {
+		if t == have || (t == "number" && have == "integer") {
+			return true, ""
+		}
+	}
+	return false, fmt.Sprintf("it is a %s but the schema's type is %s", have, strings.Join(types, " or "))
+}
+
+func jsonType(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case float64:
+		if x == math.Trunc(x) && !math.IsInf(x, 0) {
+			return "integer"
+		}
+		return "number"
+	case int, int32, int64, uint64:
+		return "integer"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// sortedKeys lists a map's names in order: converting a schema has
+// effects (the $defs names it hands out, the warnings it gives) whose order
+// must not depend on Go's map iteration.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// SetWarner replaces the function fix-ups are reported to, so that each
+// operation's warnings name that operation.
+func (c *Converter) SetWarner(warn Warner) {
+	if warn == nil {
+		warn = func(*openapi3.Location, string) {}
+	}
+	c.warn = warn
+}

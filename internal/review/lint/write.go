@@ -1,0 +1,72 @@
+package lint
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tailormcp/tailor/internal/review/formats"
+)
+
+// Formats lists the formats Write knows.
+var Formats = []string{"text", "json"}
+
+// Write renders a result: "text" (file:line:col: severity: message [rule],
+// then why each rule that fired exists, then a summary) or "json".
+func Write(w io.Writer, r *Result, format string) error {
+	if format == "json" {
+		out := struct {
+			*Result
+			Rules []Rule `json:"rules"`
+		}{r, fired(r)}
+		return formats.JSON(w, out)
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintln(w, f.String())
+	}
+	if rules := fired(r); len(rules) > 0 {
+		fmt.Fprintln(w, "\nwhy:")
+		width := 0
+		for _, ru := range rules {
+			width = max(width, len(ru.ID))
+		}
+		for _, ru := range rules {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, ru.ID, ru.Why)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, Summary(r))
+	return nil
+}
+
+// Summary is the one-line outcome of a run.
+func Summary(r *Result) string {
+	s := fmt.Sprintf("%d error%s, %d warning%s; tools/list takes about %s tokens (%s estimate", r.Errors, plural(r.Errors), r.Warnings, plural(r.Warnings), thousands(r.Tokens), r.TokenEncoding)
+	if r.Budget > 0 {
+		s += ", budget " + thousands(r.Budget)
+	}
+	s += ")"
+	if n := len(r.Suppressed); n > 0 {
+		var parts []string
+		for _, x := range r.Suppressed {
+			parts = append(parts, fmt.Sprintf("%s on %s", x.Rule, x.Tool))
+		}
+		s += "; switched off by the overlay: " + strings.Join(parts, ", ")
+	}
+	return s
+}
+
+// fired lists the rules with findings, in the order of Rules.
+func fired(r *Result) []Rule {
+	seen := map[string]bool{}
+	for _, f := range r.Findings {
+		seen[f.Rule] = true
+	}
+	out := []Rule{}
+	for _, ru := range Rules {
+		if seen[ru.ID] {
+			out = append(out, ru)
+		}
+	}
+	return out
+}
