@@ -26,6 +26,9 @@ type Tool struct {
 	// Security lists alternative sets of security scheme names; the first
 	// set whose credentials are all configured is applied.
 	Security [][]string
+	// Scopes are the OAuth scopes a caller's verified token must all hold
+	// to see and call the tool (see scopes.go).
+	Scopes []string
 	// Wrap names the structuredContent property a non-object JSON response
 	// goes under ("items", "value"), or is empty.
 	Wrap string
