@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -60,17 +59,34 @@ func serveHTTP(ctx context.Context, server *mcp.Server, k *Runtime, o httpOption
 	}
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: o.stateless, Logger: k.sdkLog, SessionTimeout: o.sessionTimeout})
+	mux := http.NewServeMux()
 	if k.cfg.Verifier != nil {
 		// Requests without a valid token get 401 before reaching a tool;
-		// the token's claims become the caller context.
-		h = challenge(name, auth.RequireBearerToken(k.cfg.Verifier, nil)(h))
+		// the token's claims become the caller context, its scopes decide
+		// which tools it sees (scopes.go).
+		gate := k.bearerGate()
+		h = gate.handler(h)
+		if gate.oauth != nil {
+			mux.HandleFunc("GET "+PRMPath, gate.metadata)
+			mux.HandleFunc("GET "+PRMPath+"/", gate.metadata)
+			mux.HandleFunc("OPTIONS "+PRMPath+"/", gate.metadata)
+			mux.HandleFunc("OPTIONS "+PRMPath, gate.metadata)
+			if gate.oauth.Resource == "" && !isLoopback(addr) {
+				k.log.Warn("no public URL is set: the protected resource metadata names this server by the Host of each request, which behind a TLS-terminating proxy is the wrong URL",
+					"fix", "set --public-url (or "+k.api.EnvPrefix+"_PUBLIC_URL) to the MCP endpoint's public URL, such as https://mcp.example.com/mcp")
+			}
+		}
 	}
 	h = deadlines(cop.Handler(h), o.readTimeout, o.writeTimeout)
-	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", k.readyz)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: min(10*time.Second, o.readTimeout), IdleTimeout: o.idleTimeout}
+	if k.oauth != nil {
+		// Fetch the issuer's keys now, so that the log says at once
+		// whether they can be had (the first token waits otherwise).
+		go func() { _, _ = k.oauth.keys.candidates(ctx, "") }()
+	}
 	k.log.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "stateless", o.stateless)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -166,37 +182,3 @@ func (b *readDeadlineBody) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
-
-// challenge adds the WWW-Authenticate header (RFC 6750) to a 401 that
-// lacks one, so a client knows a bearer token is expected.
-func challenge(realm string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(&challengeWriter{ResponseWriter: w, realm: realm, hadToken: r.Header.Get("Authorization") != ""}, r)
-	})
-}
-
-type challengeWriter struct {
-	http.ResponseWriter
-	realm    string
-	hadToken bool
-}
-
-func (w *challengeWriter) WriteHeader(code int) {
-	if code == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
-		v := fmt.Sprintf("Bearer realm=%q", w.realm)
-		if w.hadToken {
-			v += `, error="invalid_token"`
-		}
-		w.Header().Set("WWW-Authenticate", v)
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *challengeWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *challengeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -124,6 +124,10 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 	if output != nil {
 		def.OutputSchema = objectRoot
 	}
+	if k.tools == nil {
+		k.tools = map[string]*Tool{}
+	}
+	k.tools[t.Name] = t
 	s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		ctx, running := k.ops.calls.begin(ctx, t.Name, start)
