@@ -37,7 +37,7 @@ func serveHTTP(ctx context.Context, server *mcp.Server, k *Runtime, o httpOption
 		}
 		if k.cfg.Verifier == nil {
 			k.log.Warn("listening on a non-loopback address without verifying bearer tokens: anyone who reaches it can call every tool", "addr", addr,
-				"fix", "set "+k.api.EnvPrefix+"_TOKEN_HS256_SECRET, or put an authenticating gateway in front")
+				"fix", "set --oauth-issuer (and --oauth-audience) to verify your identity provider's tokens, or put an authenticating gateway in front")
 		}
 	}
 	cop := http.NewCrossOriginProtection()
@@ -143,7 +143,7 @@ func (k *Runtime) headerIdentityRisk(addr string, trusted bool) string {
 		return ""
 	}
 	return fmt.Sprintf("refusing to listen on %s: this server takes %s, and on a non-loopback address any caller who reaches it could set that header and act as anyone. "+
-		"Listen on loopback (127.0.0.1:PORT), verify bearer tokens (%s_TOKEN_HS256_SECRET), or, if a gateway in front of this server sets the header and strips callers' own, say so with --trust-context-headers (%s_TRUST_CONTEXT_HEADERS=true)",
+		"Listen on loopback (127.0.0.1:PORT), verify bearer tokens (--oauth-issuer, or %s_TOKEN_HS256_SECRET in development), or, if a gateway in front of this server sets the header and strips callers' own, say so with --trust-context-headers (%s_TRUST_CONTEXT_HEADERS=true)",
 		addr, strings.Join(hdrs, ", "), k.api.EnvPrefix, k.api.EnvPrefix)
 }
 
