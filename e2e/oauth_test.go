@@ -114,6 +114,29 @@ func TestOAuthResourceServer(t *testing.T) {
 			}
 			auditLines(t, srv, "get_order", 1, `"request_id":"`+last.RequestID+`"`)
 
+			// Identity by the same policy as every verified token: the claim,
+			// typed; a header never stands in for it.
+			for _, c := range []struct {
+				name  string
+				claim any
+				want  string
+			}{
+				{"no claim", nil, "This session has no customer_id: the server takes it from the customer_id claim of the caller's verified token, and none was provided"},
+				{"a number", 42, "the customer_id claim of the caller's token is a number, not a string"},
+				{"an array", []any{backend.Wang}, "is an array, not a string"},
+			} {
+				claims := iss.Valid(backofficeAudience, "agent-7", "orders:read")
+				if c.claim != nil {
+					claims["customer_id"] = c.claim
+				}
+				hc := &http.Client{Transport: headerRoundTripper{"Authorization": "Bearer " + oidctest.Sign(t, keys[0], claims), "X-Customer-Id": backend.Lee}}
+				before := len(rig.shop.Calls())
+				res := srv.Connect(t, hc, nil).Call(t, "get_order", map[string]any{"order_id": "5531"})
+				eq(t, c.name+": isError", res.IsError, true)
+				contains(t, testkit.Text(res), c.want)
+				eq(t, c.name+": backend calls", len(rig.shop.Calls()), before)
+			}
+
 			// Read-only scope: the writing tools are not listed, and a call
 			// to one is refused as a result, with nothing sent.
 			reader := srv.Connect(t, withToken(customerToken(t, iss, keys[1], "orders:read")), nil)
