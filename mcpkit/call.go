@@ -111,7 +111,7 @@ func (k *Runtime) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool
 	if err != nil {
 		// A schema the validator cannot compile must not block the tool:
 		// the backend still validates.
-		k.log.Warn("input schema not usable for validation; arguments go to the API unchecked", "tool", t.Name, "error", err.Error())
+		c.logger().Warn("input schema not usable for validation; arguments go to the API unchecked", "tool", t.Name, "error", err.Error())
 		return c, nil
 	}
 	if problems, names := v.validate(anyMap(c.args)); len(problems) > 0 {

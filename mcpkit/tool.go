@@ -135,7 +135,11 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		var c *Call
 		defer func() {
 			if r := recover(); r != nil {
-				k.log.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				log := k.log
+				if c != nil {
+					log = c.logger()
+				}
+				log.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 				res, err = errorResult(k.render("internal_error", t.Name, t.Messages, nil)), nil
 				if c != nil {
 					c.audit.said("internal_error")
