@@ -30,9 +30,12 @@ func (f *oauthFlags) apply(cfg *Config, prefix string, http bool) error {
 	issuer := strings.TrimSpace(*f.issuer)
 	scopes := strings.FieldsFunc(*f.scopes, func(r rune) bool { return r == ' ' || r == ',' })
 	if issuer == "" {
-		for _, name := range []string{"oauth-audience", "oauth-jwks-url", "public-url"} {
-			if v := map[string]*string{"oauth-audience": f.audience, "oauth-jwks-url": f.jwksURL, "public-url": f.publicURL}[name]; strings.TrimSpace(*v) != "" {
-				return fmt.Errorf("--%s is set, but no issuer: set --oauth-issuer (%s_OAUTH_ISSUER) too", name, prefix)
+		for _, s := range []struct {
+			flag  string
+			value *string
+		}{{"oauth-audience", f.audience}, {"oauth-jwks-url", f.jwksURL}, {"public-url", f.publicURL}} {
+			if strings.TrimSpace(*s.value) != "" {
+				return fmt.Errorf("--%s is set, but no issuer: set --oauth-issuer (%s_OAUTH_ISSUER) too", s.flag, prefix)
 			}
 		}
 		if len(scopes) > 0 && cfg.Verifier == nil {
