@@ -53,9 +53,10 @@ func noteRefusal(r *http.Request, err error) {
 
 // handler wraps the MCP endpoint.
 func (g *bearerGate) handler(next http.Handler) http.Handler {
-	opts := &auth.RequireBearerTokenOptions{Scopes: g.scopes}
+	// go-sdk checks exp again: with the tolerance the verifier used (the
+	// HS256 verifier's is 30s).
+	opts := &auth.RequireBearerTokenOptions{Scopes: g.scopes, ClockSkew: hs256Leeway}
 	if g.oauth != nil {
-		// The verifier checked exp with the same tolerance.
 		opts.ClockSkew = g.oauth.ClockSkew
 	}
 	require := auth.RequireBearerToken(g.verifier, opts)(next)

@@ -18,7 +18,7 @@ import (
 // HTTP mode when <PREFIX>_TOKEN_HS256_SECRET is set; a server embedding
 // mcpkit can pass any auth.TokenVerifier instead.
 func HS256Verifier(secret []byte) auth.TokenVerifier {
-	parser := jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithLeeway(30*time.Second))
+	parser := jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithLeeway(hs256Leeway))
 	return func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		claims := jwt.MapClaims{}
 		if _, err := parser.ParseWithClaims(token, claims, func(*jwt.Token) (any, error) { return secret, nil }); err != nil {
@@ -43,3 +43,6 @@ func HS256Verifier(secret []byte) auth.TokenVerifier {
 		return info, nil
 	}
 }
+
+// hs256Leeway is the HS256 verifier's tolerance on exp, nbf and iat.
+const hs256Leeway = 30 * time.Second
