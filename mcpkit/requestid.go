@@ -11,6 +11,9 @@ import (
 // can be joined. The id is the server's own, fresh per tools/call: never
 // an argument the model fills, and never one a client sends, since a
 // client could otherwise make its calls look like another's in the logs.
+// An API that declares a header parameter of this name gets that
+// parameter instead: it is part of the API's contract, and the overlay
+// decides where its value comes from.
 const RequestIDHeader = "X-Request-Id"
 
 // newRequestID is 16 random hex digits.

@@ -178,9 +178,9 @@ func (c *Call) build(r *Request) (*http.Request, error) {
 		req.Header.Set("Accept", "application/json, */*;q=0.5")
 	}
 	req.Header.Set("User-Agent", "tailor-mcp/"+c.kit.api.Name)
-	// Set last, over any parameter of that name: the server's id, never
-	// the model's.
-	if c.requestID != "" {
+	// Unless the API declares a parameter of that name, whose value (the
+	// overlay says from where) is the API's to have.
+	if c.requestID != "" && req.Header.Get(RequestIDHeader) == "" {
 		req.Header.Set(RequestIDHeader, c.requestID)
 	}
 	cookies := append(append([]string(nil), r.cookies...), apiKeyCookies...)
