@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -147,8 +148,8 @@ func TestOAuthResourceServer(t *testing.T) {
 			contains(t, testkit.Text(res), "The caller's access token does not grant the scopes refunds:write, which quote_refund needs, so nothing was done.", "sign in again")
 			eq(t, "backend calls after the refusal", len(rig.shop.Calls()), before)
 			auditLines(t, srv, "quote_refund", 1, `"messages":["scope_missing"]`, `"outcome":"error"`)
-			srv.WaitStderr(t, "the scope refusal logged", func(s string) bool {
-				return strings.Contains(s, `"msg":"call refused: the token lacks scopes the tool needs"`) && strings.Contains(s, `"missing_scopes":"refunds:write"`)
+			srv.WaitStderr(t, "the scope refusal logged with the call's request id", func(s string) bool {
+				return regexp.MustCompile(`"msg":"call refused: the token lacks scopes the tool needs","request_id":"[0-9a-f]{16}","tool":"quote_refund","missing_scopes":"refunds:write"`).MatchString(s)
 			})
 			none := srv.Connect(t, withToken(customerToken(t, iss, keys[2], "")), nil)
 			eq(t, "no scopes: tools", len(toolNames(t, none)), 0)
