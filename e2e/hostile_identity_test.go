@@ -15,6 +15,9 @@ const tokenSecret = "hostile-suite-token-secret"
 func bearer(t *testing.T, claims map[string]any) string {
 	t.Helper()
 	claims["exp"] = time.Now().Add(time.Hour).Unix()
+	if _, ok := claims["scope"]; !ok {
+		claims["scope"] = allBackofficeScopes
+	}
 	return "Bearer " + signHS256(t, tokenSecret, claims)
 }
 

@@ -119,6 +119,13 @@ func inspect(t *testing.T, inspector, server string, env []string, args ...strin
 		full = append(full, "-e", e)
 	}
 	full = append(full, args...)
+	return runInspector(t, inspector, full)
+}
+
+// runInspector runs the Inspector CLI with the arguments full (their
+// output options added).
+func runInspector(t *testing.T, inspector string, full []string) *inspectorRun {
+	t.Helper()
 	full = append(full, "--format", "json", "--connect-timeout", "30000")
 
 	state := t.TempDir()

@@ -248,7 +248,7 @@ func (c *Call) otherKeyHolds(q *Quote, a *answer) *mcp.CallToolResult {
 	if !a.otherKey || q.ReservedBy == "" || !c.kit.now().Before(q.ReservedUntil) {
 		return nil
 	}
-	c.kit.log.Error("an approval answer was signed by a replica with another approval key; nothing was done",
+	c.logger().Error("an approval answer was signed by a replica with another approval key; nothing was done",
 		"tool", c.tool.Name, "quote", q.ID, "fix", fmt.Sprintf("give every replica the same %s_APPROVAL_KEY", c.kit.api.EnvPrefix))
 	return errorResult(c.say("approval_key_mismatch", M{"id": q.ID, "free_at": q.ReservedUntil.UTC().Format("15:04:05 UTC")}))
 }

@@ -20,20 +20,23 @@ import (
 // choice by the model (args) from a wrong computation by the system (the
 // quote's values) and to find what was created.
 type auditRecord struct {
-	Time     string         `json:"time"`
-	Msg      string         `json:"msg"`
-	Tool     string         `json:"tool"`
-	Session  string         `json:"session,omitempty"`
-	Args     any            `json:"args"`
-	ArgsSize int            `json:"args_bytes,omitempty"` // of arguments refused undecoded
-	Identity map[string]any `json:"identity,omitempty"`
-	Quote    *auditQuote    `json:"quote,omitempty"`
-	Approval string         `json:"approval,omitempty"`
-	Ignored  string         `json:"approval_ignored,omitempty"`
-	Steps    []auditStep    `json:"calls,omitempty"`
-	Created  []string       `json:"created,omitempty"`
-	Failed   string         `json:"failed_step,omitempty"`
-	Outcome  string         `json:"outcome"`
+	Time    string `json:"time"`
+	Msg     string `json:"msg"`
+	Tool    string `json:"tool"`
+	Session string `json:"session,omitempty"`
+	// RequestID names this call in the server's log lines and in the
+	// backend's (X-Request-Id).
+	RequestID string         `json:"request_id,omitempty"`
+	Args      any            `json:"args"`
+	ArgsSize  int            `json:"args_bytes,omitempty"` // of arguments refused undecoded
+	Identity  map[string]any `json:"identity,omitempty"`
+	Quote     *auditQuote    `json:"quote,omitempty"`
+	Approval  string         `json:"approval,omitempty"`
+	Ignored   string         `json:"approval_ignored,omitempty"`
+	Steps     []auditStep    `json:"calls,omitempty"`
+	Created   []string       `json:"created,omitempty"`
+	Failed    string         `json:"failed_step,omitempty"`
+	Outcome   string         `json:"outcome"`
 	// Interrupted says why the call was cut short (a shutdown).
 	Interrupted string `json:"interrupted,omitempty"`
 	Message     string `json:"message,omitempty"`
@@ -109,7 +112,7 @@ const (
 // values summarised (long strings and lists cut, deep values elided).
 func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
 	rec := auditRecord{
-		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Session: c.sessionID(), Args: summarize(anyMap(c.args), 0),
+		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Session: c.sessionID(), RequestID: c.requestID, Args: summarize(anyMap(c.args), 0),
 		Identity: c.contextValues(), Approval: c.audit.Approval, Ignored: c.audit.Ignored, Steps: c.audit.Steps,
 		Created: c.audit.Created, Failed: c.audit.Failed, Outcome: "ok", Messages: c.audit.Said, Invalid: c.audit.Invalid, Millis: time.Since(start).Milliseconds(),
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -44,6 +45,10 @@ type Call struct {
 	// kept for the audit record of arguments that could not be decoded.
 	rawArgs     int
 	argsPreview string
+	// requestID names the call in logs, the audit record and the backend
+	// requests (see requestid.go); log carries it.
+	requestID string
+	log       *slog.Logger
 }
 
 // Value is an argument as the model gave it; Set is false when absent.
@@ -67,6 +72,8 @@ func (c *Call) Context() context.Context { return c.ctx }
 // way, so that a refused call is audited too.
 func (k *Runtime) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*Call, *mcp.CallToolResult) {
 	c := &Call{ctx: ctx, req: req, kit: k, tool: t}
+	c.requestID = newRequestID()
+	c.log = k.log.With("request_id", c.requestID)
 	if req.Extra != nil {
 		c.header = req.Extra.Header
 		c.token = req.Extra.TokenInfo
@@ -104,7 +111,7 @@ func (k *Runtime) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool
 	if err != nil {
 		// A schema the validator cannot compile must not block the tool:
 		// the backend still validates.
-		k.log.Warn("input schema not usable for validation; arguments go to the API unchecked", "tool", t.Name, "error", err.Error())
+		c.logger().Warn("input schema not usable for validation; arguments go to the API unchecked", "tool", t.Name, "error", err.Error())
 		return c, nil
 	}
 	if problems, names := v.validate(anyMap(c.args)); len(problems) > 0 {

@@ -34,7 +34,7 @@ func (r *stepRun) checkpoint(i, j, n int, req *Request) *mcp.CallToolResult {
 	if err == nil {
 		return nil
 	}
-	c.kit.log.Error("the run's progress could not be recorded; the step was not sent", "tool", c.tool.Name, "quote", l.quote.ID, "step", st.Name, "error", c.redact(err.Error()))
+	c.logger().Error("the run's progress could not be recorded; the step was not sent", "tool", c.tool.Name, "quote", l.quote.ID, "step", st.Name, "error", c.redact(err.Error()))
 	if errors.Is(err, ErrQuoteNotReserved) || errors.Is(err, ErrQuoteUsed) || errors.Is(err, ErrQuoteNotFound) {
 		return r.stopped(i, j, n, outcomeHeld, c.say("step_reservation_lost", M{"step": st.Name, "id": l.quote.ID}))
 	}

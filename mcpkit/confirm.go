@@ -116,7 +116,7 @@ func (c *Call) approve(s *Scope, q *Quote) (*lease, *mcp.CallToolResult) {
 	if a := c.approvalAnswer(q.ID); a != nil {
 		if a.ignored != "" {
 			c.audit.Ignored = a.ignored
-			c.kit.log.Warn("approval answer ignored", "tool", c.tool.Name, "quote", q.ID, "why", a.ignored)
+			c.logger().Warn("approval answer ignored", "tool", c.tool.Name, "quote", q.ID, "why", a.ignored)
 			if res := c.otherKeyHolds(q, a); res != nil {
 				return nil, res
 			}
@@ -228,7 +228,7 @@ func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolR
 		// Answered already, or the request lapsed: this answer counts for
 		// nothing, and the person is asked afresh.
 		c.audit.Ignored = "requestState already answered or lapsed"
-		c.kit.log.Warn("approval answer ignored", "tool", c.tool.Name, "quote", q.ID, "why", c.audit.Ignored)
+		c.logger().Warn("approval answer ignored", "tool", c.tool.Name, "quote", q.ID, "why", c.audit.Ignored)
 		return c.ask(q, msg)
 	}
 	return nil, c.storeFailed("reserve", err)
@@ -268,7 +268,7 @@ func (c *Call) release(l *lease, p *Progress) {
 		return
 	}
 	if err := c.kit.quotes.Release(c.ctx, l.quote.ID, l.token, p); err != nil {
-		c.kit.log.Error("quote could not be released", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
+		c.logger().Error("quote could not be released", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
 	}
 }
 
@@ -281,7 +281,7 @@ func (c *Call) alreadyUsed(q *Quote) *mcp.CallToolResult {
 }
 
 func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
-	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "op", op, "error", c.redact(err.Error()))
+	c.logger().Error("quote store failed", "tool", c.tool.Name, "op", op, "error", c.redact(err.Error()))
 	if errors.Is(err, ErrQuoteStoreUnavailable) {
 		id, _ := c.args["quote_id"].(string)
 		return errorResult(c.say("quote_store_unreachable", M{"id": strings.TrimSpace(id)}))
@@ -302,6 +302,6 @@ func (c *Call) approvalQuestion(s *Scope, q *Quote) string {
 	if err == nil {
 		return strings.TrimSpace(buf.String())
 	}
-	c.kit.log.Error("approval message template failed; asking with the quoted values instead", "tool", t.Name, "error", c.redact(err.Error()))
+	c.logger().Error("approval message template failed; asking with the quoted values instead", "tool", t.Name, "error", c.redact(err.Error()))
 	return c.say("approval_question", M{"id": q.ID, "quote": jsonv.Text(q.Body)})
 }

@@ -48,7 +48,7 @@ func (c *Call) failure(r *Request, resp response) *mcp.CallToolResult {
 	case s == 401 || s == 403:
 		id = "not_permitted"
 		if envs := c.kit.missingCredentials(t); len(envs) > 0 {
-			c.kit.log.Warn("call rejected and no credentials are configured for it", "tool", t.Name, "set_one_of", strings.Join(envs, ", "))
+			c.logger().Warn("call rejected and no credentials are configured for it", "tool", t.Name, "set_one_of", strings.Join(envs, ", "))
 		}
 	case s == 404:
 		id = "not_found"

@@ -108,7 +108,7 @@ func FuzzArguments(f *testing.F) {
 		}
 		for name := range hr.Header {
 			switch http.CanonicalHeaderKey(name) {
-			case "X-Trace", "Cookie", "Content-Type", "Accept", "User-Agent":
+			case "X-Trace", "Cookie", "Content-Type", "Accept", "User-Agent", RequestIDHeader:
 			default:
 				t.Fatalf("an unexpected header %s", name)
 			}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -38,7 +37,7 @@ func serveHTTP(ctx context.Context, server *mcp.Server, k *Runtime, o httpOption
 		}
 		if k.cfg.Verifier == nil {
 			k.log.Warn("listening on a non-loopback address without verifying bearer tokens: anyone who reaches it can call every tool", "addr", addr,
-				"fix", "set "+k.api.EnvPrefix+"_TOKEN_HS256_SECRET, or put an authenticating gateway in front")
+				"fix", "set --oauth-issuer (and --oauth-audience) to verify your identity provider's tokens, or put an authenticating gateway in front")
 		}
 	}
 	cop := http.NewCrossOriginProtection()
@@ -60,17 +59,34 @@ func serveHTTP(ctx context.Context, server *mcp.Server, k *Runtime, o httpOption
 	}
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: o.stateless, Logger: k.sdkLog, SessionTimeout: o.sessionTimeout})
+	mux := http.NewServeMux()
 	if k.cfg.Verifier != nil {
 		// Requests without a valid token get 401 before reaching a tool;
-		// the token's claims become the caller context.
-		h = challenge(name, auth.RequireBearerToken(k.cfg.Verifier, nil)(h))
+		// the token's claims become the caller context, its scopes decide
+		// which tools it sees (scopes.go).
+		gate := k.bearerGate()
+		h = gate.handler(h)
+		if gate.oauth != nil {
+			mux.HandleFunc("GET "+PRMPath, gate.metadata)
+			mux.HandleFunc("GET "+PRMPath+"/", gate.metadata)
+			mux.HandleFunc("OPTIONS "+PRMPath+"/", gate.metadata)
+			mux.HandleFunc("OPTIONS "+PRMPath, gate.metadata)
+			if gate.oauth.Resource == "" && !isLoopback(addr) {
+				k.log.Warn("no public URL is set: the protected resource metadata names this server by the Host of each request, which behind a TLS-terminating proxy is the wrong URL",
+					"fix", "set --public-url (or "+k.api.EnvPrefix+"_PUBLIC_URL) to the MCP endpoint's public URL, such as https://mcp.example.com/mcp")
+			}
+		}
 	}
 	h = deadlines(cop.Handler(h), o.readTimeout, o.writeTimeout)
-	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", k.readyz)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: min(10*time.Second, o.readTimeout), IdleTimeout: o.idleTimeout}
+	if k.oauth != nil {
+		// Fetch the issuer's keys now, so that the log says at once
+		// whether they can be had (the first token waits otherwise).
+		go func() { _, _ = k.oauth.keys.candidates(ctx, "") }()
+	}
 	k.log.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "stateless", o.stateless)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -127,7 +143,7 @@ func (k *Runtime) headerIdentityRisk(addr string, trusted bool) string {
 		return ""
 	}
 	return fmt.Sprintf("refusing to listen on %s: this server takes %s, and on a non-loopback address any caller who reaches it could set that header and act as anyone. "+
-		"Listen on loopback (127.0.0.1:PORT), verify bearer tokens (%s_TOKEN_HS256_SECRET), or, if a gateway in front of this server sets the header and strips callers' own, say so with --trust-context-headers (%s_TRUST_CONTEXT_HEADERS=true)",
+		"Listen on loopback (127.0.0.1:PORT), verify bearer tokens (--oauth-issuer, or %s_TOKEN_HS256_SECRET in development), or, if a gateway in front of this server sets the header and strips callers' own, say so with --trust-context-headers (%s_TRUST_CONTEXT_HEADERS=true)",
 		addr, strings.Join(hdrs, ", "), k.api.EnvPrefix, k.api.EnvPrefix)
 }
 
@@ -166,37 +182,3 @@ func (b *readDeadlineBody) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
-
-// challenge adds the WWW-Authenticate header (RFC 6750) to a 401 that
-// lacks one, so a client knows a bearer token is expected.
-func challenge(realm string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(&challengeWriter{ResponseWriter: w, realm: realm, hadToken: r.Header.Get("Authorization") != ""}, r)
-	})
-}
-
-type challengeWriter struct {
-	http.ResponseWriter
-	realm    string
-	hadToken bool
-}
-
-func (w *challengeWriter) WriteHeader(code int) {
-	if code == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
-		v := fmt.Sprintf("Bearer realm=%q", w.realm)
-		if w.hadToken {
-			v += `, error="invalid_token"`
-		}
-		w.Header().Set("WWW-Authenticate", v)
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *challengeWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *challengeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

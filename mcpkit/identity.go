@@ -108,10 +108,10 @@ func (c *Call) contextSources(cv *ContextValue) []string {
 func (c *Call) missingContext() *mcp.CallToolResult {
 	cv := c.missing
 	if c.contextProblem != "" {
-		c.kit.log.Warn("call refused: caller context value unusable", "tool", c.tool.Name, "context", cv.Name, "problem", c.contextProblem)
+		c.logger().Warn("call refused: caller context value unusable", "tool", c.tool.Name, "context", cv.Name, "problem", c.contextProblem)
 		return errorResult(c.say("identity_unusable", M{"problem": c.contextProblem}))
 	}
-	c.kit.log.Warn("call refused: caller context value missing", "tool", c.tool.Name, "context", cv.Name)
+	c.logger().Warn("call refused: caller context value missing", "tool", c.tool.Name, "context", cv.Name)
 	return errorResult(c.say("context_missing", M{"name": cv.Name, "sources": strings.Join(c.contextSources(cv), " or ")}))
 }
 

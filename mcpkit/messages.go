@@ -74,6 +74,9 @@ var catalog = []Message{
 	{ID: "credentials_missing", Fields: []Field{{"settings", "the environment variables that would supply a credential, alternatives joined by \", or\""}},
 		Text: "This MCP server has no credentials for this operation of the API, so nothing was sent. Whoever runs the server must set {{.settings}} in its environment and restart it. Tell the user; retrying will not help."},
 
+	{ID: "scope_missing", Fields: []Field{{"scopes", "the OAuth scopes the tool needs and the caller's token lacks, space-separated"}},
+		Text: "The caller's access token does not grant the scopes {{.scopes}}, which {{.tool}} needs, so nothing was done. Tell the user: they must sign in again and grant these scopes, or ask an administrator for them. Retrying with the same token will not help."},
+
 	// Arguments.
 	{ID: "arguments_not_object", Text: "Invalid arguments: they must be a JSON object of named arguments. Call {{.tool}} again with an object matching its input schema."},
 	{ID: "arguments_too_large", Fields: []Field{{"size", `the arguments' size, e.g. "12 MiB"`}, limitField},

@@ -123,7 +123,7 @@ func (r *stepRun) settle(complete bool) {
 	ctx := context.WithoutCancel(c.ctx)
 	if complete {
 		if err := c.kit.quotes.Consume(ctx, l.quote.ID, l.token, c.kit.now()); err != nil {
-			c.kit.log.Error("quote could not be consumed after its run", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
+			c.logger().Error("quote could not be consumed after its run", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
 		}
 		return
 	}
@@ -132,7 +132,7 @@ func (r *stepRun) settle(complete bool) {
 		p = &Progress{Approved: l.approved, Calls: calls}
 	}
 	if err := c.kit.quotes.Release(ctx, l.quote.ID, l.token, p); err != nil {
-		c.kit.log.Error("quote could not be released after its run", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
+		c.logger().Error("quote could not be released after its run", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
 	}
 }
 

@@ -40,7 +40,7 @@ func (c *Call) ruleFor(resp response) *mcp.CallToolResult {
 		if err := executeTemplate(sh.rules[i], &buf, data); err != nil {
 			// A rule whose template cannot render (the body lacks a field it
 			// reads) falls through to the next rule and the defaults.
-			c.kit.log.Warn("error rule template failed", "tool", t.Name, "rule", i, "error", c.redact(err.Error()))
+			c.logger().Warn("error rule template failed", "tool", t.Name, "rule", i, "error", c.redact(err.Error()))
 			continue
 		}
 		c.audit.Rule = i + 1

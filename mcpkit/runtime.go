@@ -81,6 +81,13 @@ type Config struct {
 	// connection failure or a 502/503/504 (default 2). Writes are never
 	// retried once sent.
 	Retries int
+	// OAuth verifies bearer tokens an OAuth authorization server issued
+	// (oauth.go): NewRuntime sets Verifier from it. It also serves the
+	// Protected Resource Metadata.
+	OAuth *OAuth
+	// Scopes are OAuth scopes every request's token must hold (else 403
+	// with an insufficient_scope challenge), besides each tool's own.
+	Scopes []string
 	// Verifier verifies the bearer tokens of HTTP requests (Run wraps the
 	// endpoint with it). With a verifier, context values come only from
 	// verified claims unless AllowUnverifiedContext is set (see the
@@ -160,6 +167,11 @@ type Runtime struct {
 	baseProblem string
 	// ops: readiness, calls in progress, shutdown (health.go, drain.go).
 	ops operationsState
+	// tools are the registered tools by name (AddTool), for the
+	// per-request checks (scopes.go).
+	tools map[string]*Tool
+	// oauth verifies an issuer's tokens when Config.OAuth is set.
+	oauth *oauthVerifier
 	// stdioSession names the one session a stdio server serves, in the
 	// audit log (see Call.sessionID).
 	stdioSession string
@@ -230,7 +242,15 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	if cfg.QuoteTTL < 0 {
 		return nil, fmt.Errorf("the quote validity %s is negative: give a positive duration such as 15m", cfg.QuoteTTL)
 	}
-	if cfg.Verifier != nil && !cfg.AllowUnverifiedContext {
+	if cfg.OAuth != nil {
+		if cfg.Verifier != nil {
+			return nil, fmt.Errorf("both an OAuth issuer and another token verifier are configured; choose one")
+		}
+		if err := cfg.OAuth.check(api.EnvPrefix); err != nil {
+			return nil, err
+		}
+	}
+	if (cfg.Verifier != nil || cfg.OAuth != nil) && !cfg.AllowUnverifiedContext {
 		for _, cv := range api.Context {
 			if cv.Claim == "" {
 				return nil, fmt.Errorf("context value %q has no claim source, and with bearer tokens verified only their claims count: add a claim to it in the overlay, or allow its header and environment sources with --allow-unverified-context (%s_ALLOW_UNVERIFIED_CONTEXT=true)", cv.Name, api.EnvPrefix)
@@ -282,6 +302,12 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 		cfg.Audit = cfg.Log
 	}
 	k.auditOut = &auditWriter{w: cfg.Audit}
+	if cfg.OAuth != nil {
+		k.oauth = newOAuthVerifier(*cfg.OAuth, k.log, k.cfg.Now)
+		k.cfg.OAuth = &k.oauth.cfg
+		k.cfg.Verifier = k.oauth.Verify
+		k.cfg.ReadyChecks = append(k.cfg.ReadyChecks, ReadyCheck{Name: "identity provider", Check: k.oauth.ready})
+	}
 	k.startWarnings()
 	return k, nil
 }

@@ -74,7 +74,7 @@ func (c *Call) send(r *Request) response {
 	// request would double the logging on the hot path. Failures to reach
 	// the backend, which the record shows only as a status 0, are logged.
 	if resp.err != nil {
-		c.kit.log.Warn("backend request failed", "tool", c.tool.Name, "method", r.Method, "path", r.template,
+		c.logger().Warn("backend request failed", "tool", c.tool.Name, "method", r.Method, "path", r.template,
 			"ms", time.Since(start).Milliseconds(), "error", c.redact(resp.err.Error()))
 	}
 	return resp
@@ -178,6 +178,11 @@ func (c *Call) build(r *Request) (*http.Request, error) {
 		req.Header.Set("Accept", "application/json, */*;q=0.5")
 	}
 	req.Header.Set("User-Agent", "tailor-mcp/"+c.kit.api.Name)
+	// Unless the API declares a parameter of that name, whose value (the
+	// overlay says from where) is the API's to have.
+	if c.requestID != "" && req.Header.Get(RequestIDHeader) == "" {
+		req.Header.Set(RequestIDHeader, c.requestID)
+	}
 	cookies := append(append([]string(nil), r.cookies...), apiKeyCookies...)
 	if len(cookies) > 0 {
 		req.Header.Set("Cookie", strings.Join(cookies, "; "))
@@ -320,7 +325,7 @@ func (c *Call) readBody(r *Request, resp response, expectJSON bool) (v any, isJS
 	case write:
 		id = "response_invalid_write"
 	}
-	c.kit.log.Warn("backend answered with content that cannot be read", "tool", c.tool.Name, "step", c.step, "status", resp.status, "content_type", ctype, "bytes", len(body))
+	c.logger().Warn("backend answered with content that cannot be read", "tool", c.tool.Name, "step", c.step, "status", resp.status, "content_type", ctype, "bytes", len(body))
 	return nil, false, &badAnswer{id, f}
 }
 

@@ -34,6 +34,7 @@ func NewServer(api API, cfg Config, register Register) (*mcp.Server, *Runtime, e
 	// Outside go-sdk's multi-round-trip middleware: it sees a whole
 	// approval round trip (see releaseFailedApprovals).
 	s.AddReceivingMiddleware(k.releaseFailedApprovals)
+	s.AddReceivingMiddleware(k.scopeFilter)
 	return s, k, nil
 }
 
@@ -74,6 +75,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		idleTO      = set.Duration("http-idle-timeout", "HTTP_IDLE_TIMEOUT", 2*time.Minute, "HTTP mode: close keep-alive connections idle this long")
 		maxResponse = set.Int("max-response-bytes", "MAX_RESPONSE_BYTES", 10<<20, "read at most this many bytes of a backend response; a larger one fails the call with a message saying so")
 		ops         = declareOperations(set, api)
+		oauth       = declareOAuth(set)
 	)
 	fs.Usage = func() {
 		defer func() {
@@ -137,6 +139,10 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		}
 		cfg.Verifier = HS256Verifier([]byte(secret))
 		cfg.Secrets = append(cfg.Secrets, secret)
+	}
+	if err := oauth.apply(&cfg, api.EnvPrefix, *httpAddr != ""); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", api.Name, err)
+		return 2
 	}
 	if *passThrough && *httpAddr == "" {
 		fmt.Fprintf(stderr, "%s: --pass-through-auth needs --http: over stdio there is no incoming Authorization header\n", api.Name)

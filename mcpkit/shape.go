@@ -71,7 +71,7 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 	t := c.tool
 	sh := t.shaper()
 	if sh.err != nil {
-		c.kit.log.Error("result shaping unusable; showing the response as is", "tool", t.Name, "error", sh.err.Error())
+		c.logger().Error("result shaping unusable; showing the response as is", "tool", t.Name, "error", sh.err.Error())
 		sh = &shaper{}
 	}
 	changed := false
@@ -124,7 +124,7 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 		if err := executeTemplate(sh.text, &buf, data); err != nil {
 			// The model is told, and gets the data below; the operator
 			// finds the template's error in the log.
-			c.kit.log.Error("result template failed", "tool", t.Name, "error", c.redact(err.Error()))
+			c.logger().Error("result template failed", "tool", t.Name, "error", c.redact(err.Error()))
 			content = append(content, &mcp.TextContent{Text: c.say("result_text_failed", M{"error": templateError(err)})})
 		} else if s := strings.TrimSpace(buf.String()); s != "" {
 			content = append(content, &mcp.TextContent{Text: s})

@@ -162,7 +162,7 @@ func isIdentByte(b byte) bool {
 // run them without it.
 func (c *Call) RunSteps() *mcp.CallToolResult {
 	if c.tool.Confirms != "" {
-		c.kit.log.Error("a confirm tool's handler called RunSteps; it takes its quote first (TakeQuote)", "tool", c.tool.Name)
+		c.logger().Error("a confirm tool's handler called RunSteps; it takes its quote first (TakeQuote)", "tool", c.tool.Name)
 		return errorResult(c.say("internal_error", nil))
 	}
 	s := c.newScope()
@@ -243,7 +243,7 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 				return r.stopped(i, j, len(items), outcomeNotSent, textOf(c.missingContext())), false
 			}
 			if c.bindErr != nil {
-				c.kit.log.Error("step binding failed; its request was not sent", "tool", t.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
+				c.logger().Error("step binding failed; its request was not sent", "tool", t.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
 				outcome := outcomeNotSent
 				if errors.As(c.bindErr, new(*unreadAnswerError)) {
 					outcome = outcomeHeld
@@ -413,7 +413,7 @@ func (c *Call) preflight(s *Scope) (int, string) {
 				return i, textOf(c.missingContext())
 			}
 			if c.bindErr != nil {
-				c.kit.log.Error("step binding failed; nothing was sent", "tool", c.tool.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
+				c.logger().Error("step binding failed; nothing was sent", "tool", c.tool.Name, "step", st.Name, "error", c.redact(c.bindErr.Error()))
 				return i, c.say("step_not_built", M{"step": st.Name, "problem": c.bindErr.Error()})
 			}
 		}
@@ -450,7 +450,7 @@ func (c *Call) composedResult(s *Scope, stepsData map[string]any, r *stepRun) *m
 		} else {
 			// The steps ran: the model is told what they did, that the
 			// summary failed, and gets the data below.
-			c.kit.log.Error("result template failed", "tool", t.Name, "error", c.redact(err.Error()))
+			c.logger().Error("result template failed", "tool", t.Name, "error", c.redact(err.Error()))
 			content = append(content, &mcp.TextContent{Text: c.say("result_text_failed", M{"error": templateError(err)})})
 		}
 	}
@@ -517,10 +517,10 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 // quoteNotSaved is the result of a quote tool whose quote was not stored.
 func (c *Call) quoteNotSaved(err error) *mcp.CallToolResult {
 	if errors.Is(err, ErrQuoteStoreFull) {
-		c.kit.log.Warn("quote refused: the quote store is full", "tool", c.tool.Name, "error", c.redact(err.Error()))
+		c.logger().Warn("quote refused: the quote store is full", "tool", c.tool.Name, "error", c.redact(err.Error()))
 		return errorResult(c.say("quote_store_full", nil))
 	}
-	c.kit.log.Error("quote store failed", "tool", c.tool.Name, "error", c.redact(err.Error()))
+	c.logger().Error("quote store failed", "tool", c.tool.Name, "error", c.redact(err.Error()))
 	if errors.Is(err, ErrQuoteStoreUnavailable) {
 		return errorResult(c.say("quote_not_stored_unreachable", nil))
 	}

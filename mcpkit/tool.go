@@ -26,6 +26,9 @@ type Tool struct {
 	// Security lists alternative sets of security scheme names; the first
 	// set whose credentials are all configured is applied.
 	Security [][]string
+	// Scopes are the OAuth scopes a caller's verified token must all hold
+	// to see and call the tool (see scopes.go).
+	Scopes []string
 	// Wrap names the structuredContent property a non-object JSON response
 	// goes under ("items", "value"), or is empty.
 	Wrap string
@@ -121,6 +124,10 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 	if output != nil {
 		def.OutputSchema = objectRoot
 	}
+	if k.tools == nil {
+		k.tools = map[string]*Tool{}
+	}
+	k.tools[t.Name] = t
 	s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		ctx, running := k.ops.calls.begin(ctx, t.Name, start)
@@ -128,7 +135,11 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		var c *Call
 		defer func() {
 			if r := recover(); r != nil {
-				k.log.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				log := k.log
+				if c != nil {
+					log = c.logger()
+				}
+				log.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 				res, err = errorResult(k.render("internal_error", t.Name, t.Messages, nil)), nil
 				if c != nil {
 					c.audit.said("internal_error")

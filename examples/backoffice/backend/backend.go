@@ -185,7 +185,10 @@ type Call struct {
 	Path           string
 	CustomerID     string
 	IdempotencyKey string
-	Status         int
+	// RequestID is the X-Request-Id the MCP server sent (its logs and
+	// audit record name the call by it).
+	RequestID string
+	Status    int
 }
 
 type order struct {
@@ -244,7 +247,7 @@ func (s *Shop) Handler() http.Handler {
 				s.requests++
 			}
 			s.calls = append(s.calls, Call{Method: r.Method, Path: r.URL.Path, CustomerID: r.Header.Get("X-Customer-Id"),
-				IdempotencyKey: r.Header.Get("Idempotency-Key"), Status: sw.status})
+				IdempotencyKey: r.Header.Get("Idempotency-Key"), RequestID: r.Header.Get("X-Request-Id"), Status: sw.status})
 		}()
 		if r.Header.Get("X-Customer-Id") == "" {
 			reply(sw, http.StatusUnauthorized, Error{Code: "unauthenticated", Detail: "missing X-Customer-Id header: every request must name its customer"})

@@ -114,6 +114,7 @@ func (c *curator) apply() *ir.API {
 			if slots[i] != nil {
 				c.curated[ot.Name] = slots[i]
 				slots[i].Messages = c.messages(ot.Messages, "tool `"+ot.Name+"` message")
+				slots[i].Scopes = scopes(slots[i], ot)
 			}
 		}
 	}
@@ -250,3 +251,20 @@ func describeOp(t *ir.Tool) string {
 
 // validName applies the raw tools' naming rules to a curated name.
 func validName(name string) bool { return model.ValidToolName.MatchString(name) }
+
+// scopes are the OAuth scopes a caller needs for t: the overlay's, else
+// its operation's, else (a composed tool) every step's, since a call runs
+// them all.
+func scopes(t *ir.Tool, ot *overlay.Tool) []string {
+	if ot.Scopes != nil {
+		return ir.SortedSet(ot.Scopes)
+	}
+	lists := [][]string{}
+	if t.Call != nil {
+		lists = append(lists, t.Call.Scopes)
+	}
+	for _, st := range t.Steps {
+		lists = append(lists, st.Call.Scopes)
+	}
+	return ir.SortedSet(lists...)
+}

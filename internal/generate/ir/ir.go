@@ -9,7 +9,10 @@
 // later stage can point its errors at the user's file.
 package ir
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"sort"
+)
 
 // API is the whole tool set of one server.
 type API struct {
@@ -72,6 +75,10 @@ type Tool struct {
 	Confirms string
 	// Approval asks the person to approve before a confirm tool runs.
 	Approval *Approval
+	// Scopes are the OAuth scopes a caller's verified token needs to see
+	// and call the tool, sorted: the overlay's `scopes`, else its
+	// operation's (a composed tool: the union of its steps').
+	Scopes []string
 
 	// Shape is how a successful response is presented (nil: as is).
 	Shape *Shape
@@ -201,6 +208,10 @@ type Call struct {
 	// requirement; each alternative is a set of scheme names that must all be
 	// applied. Empty means no credentials.
 	Security [][]string
+	// Scopes are the OAuth scopes the operation's security requirement
+	// names (its first alternative with an OAuth2 or OpenID Connect
+	// scheme), sorted: what a caller's token needs by default.
+	Scopes []string
 	// Result describes how the successful response is shaped for the model.
 	Result Result
 }
@@ -305,4 +316,21 @@ type SecurityScheme struct {
 	// EnvUser and Env (the password) are both used.
 	Env     string
 	EnvUser string
+}
+
+// SortedSet returns the distinct non-empty strings of lists, sorted; nil
+// when there are none.
+func SortedSet(lists ...[]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lists {
+		for _, s := range l {
+			if s != "" && !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

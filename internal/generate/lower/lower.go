@@ -118,7 +118,7 @@ func OfTool(t *ir.Tool) *Tool {
 		ReadOnly: t.Annotations.ReadOnly, Destructive: t.Annotations.Destructive,
 		Idempotent: t.Annotations.Idempotent, OpenWorld: t.Annotations.OpenWorld,
 		InputSchema: string(t.InputSchema), OutputSchema: string(t.OutputSchema),
-		Confirms: t.Confirms, Messages: t.Messages,
+		Confirms: t.Confirms, Messages: t.Messages, Scopes: t.Scopes,
 	}
 	lt := &Tool{Def: def}
 	if t.Call != nil {

@@ -156,8 +156,9 @@ func (b *builder) tool(o operation, ptr string, pos diag.Pos, security [][]strin
 		Name:   b.toolName(o, ptr, pos),
 		Title:  oneLine(op.Summary),
 		Origin: ir.Origin{Pointer: ptr, File: pos.File, Line: pos.Line, Col: pos.Col},
-		Call:   &ir.Call{OperationID: op.OperationID, Tags: op.Tags, Method: o.method, Path: o.path, Security: security},
+		Call:   &ir.Call{OperationID: op.OperationID, Tags: op.Tags, Method: o.method, Path: o.path, Security: security, Scopes: b.scopes(op)},
 	}
+	t.Scopes = t.Call.Scopes
 	// The operation's own text, else its path item's (which describes
 	// every operation on the path), else what it calls.
 	for _, text := range []string{op.Description, op.Summary, o.item.Description, o.item.Summary} {

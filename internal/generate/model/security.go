@@ -91,3 +91,36 @@ func (b *builder) requirements(op *openapi3.Operation, known map[string]bool) []
 	}
 	return out
 }
+
+// scopes are the OAuth scopes of the operation's security requirement
+// (else the document's): those its first alternative naming an OAuth2 or
+// OpenID Connect scheme lists, sorted. An alternative is one way to be
+// allowed; taking the first keeps a caller's check to one set, and the
+// overlay's `scopes` says otherwise where that is wrong.
+func (b *builder) scopes(op *openapi3.Operation) []string {
+	reqs := b.doc.Security
+	if op.Security != nil {
+		reqs = *op.Security
+	}
+	if b.doc.Components == nil {
+		return nil
+	}
+	for _, alt := range reqs {
+		var out []string
+		oauth := false
+		for name, scopes := range alt {
+			ref := b.doc.Components.SecuritySchemes[name]
+			if ref == nil || ref.Value == nil {
+				continue
+			}
+			if t := strings.ToLower(ref.Value.Type); t == "oauth2" || t == "openidconnect" {
+				oauth = true
+				out = append(out, scopes...)
+			}
+		}
+		if oauth {
+			return ir.SortedSet(out)
+		}
+	}
+	return nil
+}

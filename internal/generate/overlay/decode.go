@@ -194,3 +194,23 @@ var argName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
 var stepName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,39}$`)
 
 var statusPattern = regexp.MustCompile(`^[1-5]([0-9]{2}|XX)$`)
+
+// scopes reads a tool's OAuth scopes: scope tokens as RFC 6749 section 3.3
+// defines them (printable ASCII without space, `"` or `\`).
+func (d *decoder) scopes(n *yaml.Node) []string {
+	out := []string{}
+	for _, item := range d.Items(n, "scopes") {
+		s, ok := d.Str(item, "a scope")
+		if !ok {
+			continue
+		}
+		if !scopeToken.MatchString(s) {
+			d.Errorf(item, "scope %q is not an OAuth scope token: use printable ASCII without spaces, quotes or backslashes (list several scopes as separate items)", s)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+var scopeToken = regexp.MustCompile(`^[\x21\x23-\x5B\x5D-\x7E]+$`)

@@ -138,6 +138,9 @@ type Tool struct {
 	Lint []*LintDisable
 	// Messages replace built-in messages for this tool only.
 	Messages []*Message
+	// Scopes, when not nil, replace the OAuth scopes the spec's security
+	// requirements give the tool (an empty list: none needed).
+	Scopes []string
 }
 
 // Quote configures a quote tool.

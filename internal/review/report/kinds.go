@@ -38,7 +38,7 @@ var messageKinds = map[string]Kind{
 	"quote_used": BusinessRule, "quote_expired": BusinessRule, "quote_reserved": BusinessRule,
 
 	"not_permitted": Auth, "credentials_missing": Auth, "identity_unusable": Auth, "context_missing": Auth,
-	"claim_not_text": Auth, "quote_other_caller": Auth, "quote_unidentified": Auth,
+	"claim_not_text": Auth, "scope_missing": Auth, "quote_other_caller": Auth, "quote_unidentified": Auth,
 
 	"base_url_missing": Backend, "server_error": Backend, "redirect": Backend, "other_status": Backend,
 	"not_supported": Backend, "request_unbuildable": Backend, "certificate_untrusted": Backend,

@@ -324,7 +324,8 @@ func describeRequest(r Request) string {
 	var hs []string
 	for name, vals := range r.Header {
 		switch strings.ToLower(name) {
-		case "accept-encoding", "user-agent", "content-length", "x-forwarded-for":
+		case "accept-encoding", "user-agent", "content-length", "x-forwarded-for", "x-request-id":
+			// Transport details, and the server's per-call id (new each run).
 			continue
 		}
 		v := strings.Join(vals, ", ")

@@ -81,6 +81,7 @@ var getReportsTool = &mcpkit.Tool{
 	OpenWorld:   true,
 	InputSchema: getReportsInputSchema,
 	Security:    [][]string{{"oauth"}},
+	Scopes:      []string{"reports:read"},
 }
 
 // getReports calls GET /reports.

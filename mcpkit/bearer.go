@@ -1,0 +1,167 @@
+package mcpkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// The MCP endpoint's bearer-token gate: go-sdk's auth.RequireBearerToken
+// verifies the token (401 without a valid one, 403 without a scope every
+// request needs) and puts its TokenInfo on the request; what this file
+// adds is what a client reads from those answers (RFC 6750 and RFC 9728):
+// the WWW-Authenticate challenge with the reason and where the Protected
+// Resource Metadata is, the metadata document itself, and 503 instead of
+// 500 while the issuer's keys cannot be had.
+
+// PRMPath is where the Protected Resource Metadata (RFC 9728) is served.
+const PRMPath = "/.well-known/oauth-protected-resource"
+
+// bearerGate is the gate's configuration, fixed at start.
+type bearerGate struct {
+	realm    string
+	verifier auth.TokenVerifier
+	// oauth is set when tokens come from an issuer: the challenge then
+	// points at the metadata.
+	oauth *OAuth
+	// scopes every request's token must hold; supported are all the
+	// scopes the tools need, for the metadata.
+	scopes, supported []string
+	title             string
+}
+
+// refusalNote carries, through the request's context, why the verifier
+// refused its token, to the challenge written after.
+type refusalNote struct{ err error }
+
+type refusalKey struct{}
+
+// noteRefusal records a verifier's refusal for the request's challenge.
+func noteRefusal(r *http.Request, err error) {
+	if r == nil {
+		return
+	}
+	if n, ok := r.Context().Value(refusalKey{}).(*refusalNote); ok {
+		n.err = err
+	}
+}
+
+// handler wraps the MCP endpoint.
+func (g *bearerGate) handler(next http.Handler) http.Handler {
+	// go-sdk checks exp again: with the tolerance the verifier used (the
+	// HS256 verifier's is 30s).
+	opts := &auth.RequireBearerTokenOptions{Scopes: g.scopes, ClockSkew: hs256Leeway}
+	if g.oauth != nil {
+		opts.ClockSkew = g.oauth.ClockSkew
+	}
+	require := auth.RequireBearerToken(g.verifier, opts)(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		note := &refusalNote{}
+		r = r.WithContext(context.WithValue(r.Context(), refusalKey{}, note))
+		require.ServeHTTP(&challengeWriter{ResponseWriter: w, gate: g, r: r, note: note}, r)
+	})
+}
+
+// resourceURL is the protected resource's identifier: the configured
+// public URL, else the URL this request reached (right on loopback and
+// behind a proxy that keeps Host; a TLS-terminating proxy needs
+// --public-url).
+func (g *bearerGate) resourceURL(r *http.Request) string {
+	if g.oauth != nil && g.oauth.Resource != "" {
+		return g.oauth.Resource
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + "/mcp"
+}
+
+// metadataURL is where the metadata of the resource is: the well-known
+// path with the resource's path appended (RFC 9728 section 3.1).
+func (g *bearerGate) metadataURL(r *http.Request) string {
+	res := g.resourceURL(r)
+	i := strings.Index(res, "://")
+	host, path := res[i+3:], ""
+	if j := strings.IndexByte(host, '/'); j >= 0 {
+		host, path = host[:j], strings.TrimRight(host[j:], "/")
+	}
+	return res[:i+3] + host + PRMPath + path
+}
+
+// metadata serves the Protected Resource Metadata: this resource, its
+// issuer, the scopes its tools need, tokens in the Authorization header.
+func (g *bearerGate) metadata(w http.ResponseWriter, r *http.Request) {
+	auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:               g.resourceURL(r),
+		AuthorizationServers:   []string{g.oauth.Issuer},
+		ScopesSupported:        g.supported,
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           g.title,
+	}).ServeHTTP(w, r)
+}
+
+// challengeWriter writes the challenge of a 401 or 403 as the answer's
+// status is written.
+type challengeWriter struct {
+	http.ResponseWriter
+	gate *bearerGate
+	r    *http.Request
+	note *refusalNote
+}
+
+func (w *challengeWriter) WriteHeader(code int) {
+	switch {
+	case code == http.StatusUnauthorized:
+		params := []string{fmt.Sprintf("realm=%q", w.gate.realm)}
+		if w.r.Header.Get("Authorization") != "" {
+			params = append(params, `error="invalid_token"`)
+			if w.note.err != nil {
+				params = append(params, fmt.Sprintf("error_description=%q", headerText(w.note.err.Error())))
+			}
+		}
+		w.setChallenge(params)
+	case code == http.StatusForbidden:
+		w.setChallenge([]string{fmt.Sprintf("realm=%q", w.gate.realm), `error="insufficient_scope"`,
+			fmt.Sprintf("scope=%q", strings.Join(w.gate.scopes, " "))})
+	case code == http.StatusInternalServerError && errors.Is(w.note.err, errKeysUnavailable):
+		// The token may be fine: the issuer's keys are not to be had.
+		w.Header().Set("Retry-After", "5")
+		code = http.StatusServiceUnavailable
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// setChallenge replaces whatever challenge go-sdk wrote with the whole
+// one.
+func (w *challengeWriter) setChallenge(params []string) {
+	if w.gate.oauth != nil {
+		params = append(params, fmt.Sprintf("resource_metadata=%q", w.gate.metadataURL(w.r)))
+	}
+	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
+}
+
+// headerText keeps what an auth-param's quoted string may hold (RFC 6750
+// section 3: printable ASCII without `"` and `\`).
+func headerText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' {
+			return '\''
+		}
+		return r
+	}, s)
+}
+
+func (w *challengeWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *challengeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
