@@ -261,7 +261,7 @@ func (k *Runtime) compileSelection() error {
 	flag := func(kind string) string {
 		return fmt.Sprintf("--%s (%s_%s)", kind, k.api.EnvPrefix, strings.ToUpper(kind))
 	}
-	toolsets := sel.Toolsets
+	toolsets, tools := sel.Toolsets, sel.Tools
 	if toolsets == nil && sel.Tools == nil {
 		if sel.Dynamic {
 			toolsets = []string{"all"}
@@ -271,15 +271,16 @@ func (k *Runtime) compileSelection() error {
 					toolsets = append(toolsets, ts.Name)
 				}
 			}
-			// Tools of a toolset the API does not describe are served.
+			// A tool of no toolset, or of one the API does not describe,
+			// is served.
 			for _, e := range k.tools {
 				if !k.describedToolset(e.tool.Toolset) {
-					toolsets = append(toolsets, e.tool.Toolset)
+					tools = append(tools, e.tool.Name)
 				}
 			}
 		}
 	}
-	allowed, problems := k.nameSet(toolsets, sel.Tools, flag)
+	allowed, problems := k.nameSet(toolsets, tools, flag)
 	excluded, more := k.nameSet(nil, sel.ExcludeTools, func(string) string { return flag("exclude-tools") })
 	problems = append(problems, more...)
 	if len(problems) > 0 {
