@@ -259,7 +259,7 @@ func suggestion(name string, known []string) string {
 func (k *Runtime) compileSelection() error {
 	sel := k.cfg.Selection
 	flag := func(kind string) string {
-		return fmt.Sprintf("--%s (%s_%s)", kind, k.api.EnvPrefix, strings.ToUpper(kind))
+		return fmt.Sprintf("--%s (%s_%s)", kind, k.api.EnvPrefix, strings.ToUpper(strings.ReplaceAll(kind, "-", "_")))
 	}
 	toolsets, tools := sel.Toolsets, sel.Tools
 	if toolsets == nil && sel.Tools == nil {
