@@ -442,3 +442,7 @@ func argSummary(schema string, most int) string {
 	}
 	return joinShort(parts, most)
 }
+
+// MetaTools are the tools a dynamic session starts with (tailor's review
+// tools count their tokens).
+func MetaTools() []*Tool { return metaTools }
