@@ -313,3 +313,35 @@ func TestDynamicForgedApproval(t *testing.T) {
 		})
 	}
 }
+
+// TestDynamicHTTP: over streamable HTTP a session's enabled toolsets are
+// its own (the client that enabled is told, another session still starts
+// with the meta-tools); without sessions nothing can stay enabled, and
+// the model is told to use call_tool.
+func TestDynamicHTTP(t *testing.T) {
+	for _, sv := range backofficeServers() {
+		t.Run(sv.kind, func(t *testing.T) {
+			rig := newShop(t)
+			changed := make(chan struct{}, 4)
+			opts := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}
+			srv := startBackoffice(t, sv, "http", rig, opts, "--dynamic")
+			res := srv.Call(t, "enable_toolsets", map[string]any{"toolsets": []string{"orders"}})
+			eq(t, "enable isError", res.IsError, false)
+			select {
+			case <-changed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no notifications/tools/list_changed over HTTP")
+			}
+			eq(t, "after enabling", listed(t, srv), "call_tool,describe_tool,enable_toolsets,get_order,list_toolsets,order_status,search_tools,update_shipping_address")
+			other := srv.Connect(t, asCustomer(backend.Wang), nil)
+			eq(t, "another session", listed(t, other), metaTools)
+
+			stateless := startBackoffice(t, sv, "stateless", rig, nil, "--dynamic")
+			res = stateless.Call(t, "enable_toolsets", map[string]any{"toolsets": []string{"orders"}})
+			eq(t, "stateless enable", testkit.Text(res), "This server keeps no sessions, so a toolset cannot stay enabled and nothing was enabled. Call the tools you need with call_tool instead.")
+			res = stateless.Call(t, "call_tool", map[string]any{"name": "get_order", "arguments": map[string]any{"order_id": "5531"}})
+			eq(t, "stateless call_tool", res.IsError, false)
+			contains(t, testkit.Text(res), "5531")
+		})
+	}
+}
