@@ -21,13 +21,15 @@ import (
 // would make, the tool that does it, and the arguments of the call.
 type dynamicTask struct {
 	query, tool, args string
+	// env holds the credentials the call needs.
+	env []string
 }
 
 var dynamicTasks = map[string]dynamicTask{
-	"petstore":   {"find a pet by its id", "get_pet", `{"petId":"p_17"}`},
-	"stripe":     {"list invoices of a customer", "get_invoices", `{"customer":"cus_bench"}`},
-	"kubernetes": {"list pods in a namespace", "list_core_v1_namespaced_pod", `{"namespace":"default"}`},
-	"rebilly":    {"list customers", "get_customer_collection", `{}`},
+	"petstore":   {"find a pet by its id", "get_pet", `{"petId":"p_17"}`, nil},
+	"stripe":     {"list invoices of a customer", "get_invoices", `{"customer":"cus_bench"}`, []string{"STRIPE_BEARER_AUTH_TOKEN=sk_bench"}},
+	"kubernetes": {"list pods in a namespace", "list_core_v1_namespaced_pod", `{"namespace":"default"}`, []string{"KUBERNETES_BEARER_TOKEN=bench"}},
+	"rebilly":    {"list customers", "get_customer_collection", `{}`, []string{"REBILLY_SECRET_API_KEY=bench"}},
 }
 
 // WildLargest is the largest spec of the corpus's wild/ folder by
@@ -105,7 +107,9 @@ func (b *runner) measureDynamic(ctx context.Context, specs []Spec, tokens string
 			b.report.add(Row{Figure: "--dynamic: tools/list tokens at start (o200k_base)", Spec: s.Name, Unit: "tokens", Tailor: Sample{float64(n)}, NoRatio: true, Target: Target{MaxTailor, 2000}})
 		}
 		if task, ok := dynamicTasks[s.Name]; ok {
-			trips, rank, err := b.dynamicTask(ctx, dyn, task)
+			withCreds := dyn
+			withCreds.env = append(append([]string(nil), dyn.env...), task.env...)
+			trips, rank, err := b.dynamicTask(ctx, withCreds, task)
 			if err != nil {
 				return fmt.Errorf("%s: dynamic task %q: %w", s.Name, task.query, err)
 			}
