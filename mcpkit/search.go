@@ -18,8 +18,9 @@ import (
 
 // toolWords are a tool's words by where they occur.
 type toolWords struct {
-	name, toolset, args, desc map[string]bool
-	nameLen                   int
+	name, toolset, args, required, desc map[string]bool
+	nameLen                             int
+	deprecated                          bool
 }
 
 // weights of a query word found in each place (the best place counts).
@@ -37,13 +38,18 @@ func (e *entry) wordsOf() *toolWords {
 		e.words = toolWords{name: set(name), toolset: set(words(t.Toolset)), desc: set(words(t.Description)), nameLen: len(name)}
 		var s struct {
 			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
 		}
 		_ = json.Unmarshal([]byte(t.InputSchema), &s)
-		var args []string
+		var args, required []string
 		for n := range s.Properties {
 			args = append(args, words(n)...)
 		}
-		e.words.args = set(args)
+		for _, n := range s.Required {
+			required = append(required, words(n)...)
+		}
+		e.words.args, e.words.required = set(args), set(required)
+		e.words.deprecated = strings.HasPrefix(t.Description, "Deprecated")
 	})
 	return &e.words
 }
@@ -61,18 +67,26 @@ func rank(query string, entries []*entry) []*entry {
 		h := hit{e: e}
 		for _, qw := range q {
 			switch {
-			case w.name[qw]:
+			case has(w.name, qw):
 				h.score += nameWeight
-			case w.toolset[qw]:
+			case has(w.toolset, qw):
 				h.score += toolsetWeight
-			case w.args[qw]:
+			case has(w.args, qw):
 				h.score += argWeight
-			case w.desc[qw]:
+			case has(w.desc, qw):
 				h.score += descWeight
 			default:
 				continue
 			}
 			h.found++
+			// A word the caller must give (a required argument) says
+			// more about what the tool is for than one it may.
+			if has(w.required, qw) {
+				h.score++
+			}
+		}
+		if w.deprecated && h.score > 0 {
+			h.score--
 		}
 		if h.score > 0 {
 			hits = append(hits, h)
@@ -119,7 +133,7 @@ func words(text string) []string {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			// A case change starts a word: listInvoices, HTTPServer.
-			if len(cur) > 0 && unicode.IsUpper(r) && (unicode.IsLower(cur[len(cur)-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(cur[len(cur)-1])) {
+			if len(cur) > 0 && unicode.IsUpper(r) && (unicode.IsLower(cur[len(cur)-1]) || unicode.IsDigit(cur[len(cur)-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(cur[len(cur)-1])) {
 				flush()
 			}
 			cur = append(cur, r)
@@ -139,6 +153,24 @@ func stem(w string) string {
 		return w[:len(w)-1]
 	}
 	return w
+}
+
+// has reports whether words holds w, or a word that differs from it by a
+// short ending (namespace, namespaced) when both are long enough to say
+// so.
+func has(words map[string]bool, w string) bool {
+	if words[w] {
+		return true
+	}
+	if len(w) < 5 {
+		return false
+	}
+	for x := range words {
+		if len(x) >= 5 && (strings.HasPrefix(x, w) && len(x)-len(w) <= 2 || strings.HasPrefix(w, x) && len(w)-len(x) <= 2) {
+			return true
+		}
+	}
+	return false
 }
 
 func set(l []string) map[string]bool {
