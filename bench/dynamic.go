@@ -27,9 +27,9 @@ type dynamicTask struct {
 
 var dynamicTasks = map[string]dynamicTask{
 	"petstore":   {"find a pet by its id", "get_pet", `{"petId":"p_17"}`, nil},
-	"stripe":     {"list invoices of a customer", "get_invoices", `{"customer":"cus_bench"}`, []string{"STRIPE_BEARER_AUTH_TOKEN=sk_bench"}},
-	"kubernetes": {"list pods in a namespace", "list_core_v1_namespaced_pod", `{"namespace":"default"}`, []string{"KUBERNETES_BEARER_TOKEN=bench"}},
-	"rebilly":    {"list customers", "get_customer_collection", `{}`, []string{"REBILLY_SECRET_API_KEY=bench"}},
+	"stripe":     {"list invoices of a customer", "get_invoices", `{"customer":"cus_bench"}`, []string{"STRIPE_BEARER_AUTH_TOKEN=sk_test_x9q"}},
+	"kubernetes": {"list pods in a namespace", "list_core_v1_namespaced_pod", `{"namespace":"default"}`, []string{"KUBERNETES_BEARER_TOKEN=k8s-token-x9q"}},
+	"rebilly":    {"list customers", "get_customer_collection", `{}`, []string{"REBILLY_SECRET_API_KEY=rb-key-x9q"}},
 }
 
 // WildLargest is the largest spec of the corpus's wild/ folder by
