@@ -262,7 +262,9 @@ func (k *Runtime) compileSelection() error {
 		return fmt.Sprintf("--%s (%s_%s)", kind, k.api.EnvPrefix, strings.ToUpper(strings.ReplaceAll(kind, "-", "_")))
 	}
 	toolsets, tools := sel.Toolsets, sel.Tools
-	if toolsets == nil && sel.Tools == nil {
+	// In dynamic mode --tools names what is listed from the start; every
+	// toolset stays discoverable unless --toolsets says otherwise.
+	if toolsets == nil && (sel.Tools == nil || sel.Dynamic) {
 		if sel.Dynamic {
 			toolsets = []string{"all"}
 		} else {
