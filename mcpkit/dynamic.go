@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -373,9 +374,13 @@ func plural(n int) string {
 	return "s"
 }
 
-// oneLine is text's first line, cut to at most max runes.
+// htmlTag matches the markup some API descriptions carry (<p>, <strong>):
+// a summary line reads better without it (describe_tool shows it as is).
+var htmlTag = regexp.MustCompile(`</?[a-zA-Z][^<>]*>`)
+
+// oneLine is text on one line without markup, cut to at most max runes.
 func oneLine(text string, max int) string {
-	text = strings.Join(strings.Fields(text), " ")
+	text = strings.Join(strings.Fields(htmlTag.ReplaceAllString(text, " ")), " ")
 	r := []rune(text)
 	if len(r) > max {
 		return strings.TrimSpace(string(r[:max-1])) + "…"
