@@ -151,6 +151,7 @@ func TestToolsetHeaders(t *testing.T) {
 				{"read-only", map[string]string{"X-MCP-Read-Only": "true"}, readTools},
 				{"a header cannot widen: a toolset the flags leave out", map[string]string{"X-MCP-Toolsets": "returns,refunds"}, refundTools},
 				{"a header cannot widen: a tool the flags leave out", map[string]string{"X-MCP-Tools": "create_return"}, ""},
+				{"a header cannot widen: all", map[string]string{"X-MCP-Toolsets": "all"}, "get_order,order_status,quote_refund,refund_items,update_shipping_address"},
 			} {
 				t.Run(c.name, func(t *testing.T) { eq(t, "tools/list", listed(t, as(c.h)), c.want) })
 			}

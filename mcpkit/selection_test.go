@@ -1,6 +1,7 @@
 package mcpkit
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -42,5 +43,38 @@ func TestDynamicStartTools(t *testing.T) {
 		if strings.Join(listed, ",") != c.listed || strings.Join(usable, ",") != c.usable {
 			t.Errorf("%+v: listed %v, usable %v; want %s and %s", c.sel, listed, usable, c.listed, c.usable)
 		}
+	}
+}
+
+// A filtered listing longer than a page is paged by name, each tool once.
+func TestPageOf(t *testing.T) {
+	var defs []*mcp.Tool
+	for i := range listPageSize + 3 {
+		defs = append(defs, &mcp.Tool{Name: fmt.Sprintf("t%05d", i)})
+	}
+	seen := map[string]bool{}
+	cursor, pages := "", 0
+	for {
+		res, err := pageOf(defs, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, d := range res.Tools {
+			if seen[d.Name] {
+				t.Fatalf("%s listed twice", d.Name)
+			}
+			seen[d.Name] = true
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	if pages != 2 || len(seen) != len(defs) {
+		t.Errorf("%d pages, %d tools; want 2 pages of %d tools", pages, len(seen), len(defs))
+	}
+	if _, err := pageOf(defs, "not base64!"); err == nil {
+		t.Error("a cursor that is not one of the server's is accepted")
 	}
 }
