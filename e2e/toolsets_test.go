@@ -202,6 +202,8 @@ func TestDynamic(t *testing.T) {
 				append(slices.Clone(pre), "--dynamic")...)
 
 			eq(t, "start: the meta-tools", listed(t, srv), metaTools)
+			caps := srv.Session.InitializeResult().Capabilities
+			eq(t, "the server declares tools/list_changed", caps.Tools != nil && caps.Tools.ListChanged, true)
 
 			res := srv.Call(t, "list_toolsets", nil)
 			eq(t, "list_toolsets", testkit.Text(res), "3 toolsets:\n"+
