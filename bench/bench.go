@@ -52,6 +52,12 @@ type Config struct {
 	Warmup, Duration time.Duration
 	// Tokens counts tools/list tokens (builds bench/tokens).
 	Tokens bool
+	// Dynamic measures dynamic mode (dynamic.go) on the large specs (or,
+	// with only one spec, on it) and the largest spec of the corpus's
+	// wild/ folder.
+	Dynamic bool
+	// DynamicOnly measures dynamic mode and nothing else.
+	DynamicOnly bool
 	// Profile, when set, is a directory to write CPU and allocation
 	// profiles of tailor's side into (see profile.go).
 	Profile string
@@ -63,13 +69,13 @@ type Config struct {
 
 // FullConfig is `make bench`.
 func FullConfig() Config {
-	return Config{Alt: true, Runs: 7, Rounds: 3, Calls: 2000, Clients: 32, Warmup: time.Second, Duration: 5 * time.Second, Tokens: true}
+	return Config{Alt: true, Runs: 7, Rounds: 3, Calls: 2000, Clients: 32, Warmup: time.Second, Duration: 5 * time.Second, Tokens: true, Dynamic: true}
 }
 
 // QuickConfig is --quick: the bundled example only, every figure measured
 // once or twice, a few seconds of load.
 func QuickConfig() Config {
-	return Config{Alt: true, Runs: 2, Rounds: 1, Calls: 40, Clients: 32, Warmup: 200 * time.Millisecond, Duration: time.Second, Tokens: true}
+	return Config{Alt: true, Runs: 2, Rounds: 1, Calls: 40, Clients: 32, Warmup: 200 * time.Millisecond, Duration: time.Second, Tokens: true, Dynamic: true}
 }
 
 // RepoRoot is the root of the checkout this package is in.
@@ -154,10 +160,34 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	for _, s := range b.specs {
+		if cfg.DynamicOnly {
+			break
+		}
 		if err := b.runSpec(ctx, s, tokens); err != nil {
 			return nil, err
 		}
 		b.phase(s.Name + " done")
+	}
+	if cfg.Dynamic || cfg.DynamicOnly {
+		var specs []Spec
+		for _, s := range b.specs {
+			if big(s) || len(b.specs) == 1 {
+				specs = append(specs, s)
+			}
+		}
+		if corpus := FindCorpus(b.root); corpus != "" && len(specs) > 1 {
+			if w, ok := WildLargest(corpus); ok {
+				specs = append(specs, w)
+			}
+		}
+		if err := b.measureDynamic(ctx, specs, tokens); err != nil {
+			return nil, err
+		}
+		b.phase("dynamic mode done")
+	}
+	if cfg.DynamicOnly {
+		b.report.Duration = time.Since(b.report.Started)
+		return b.report, nil
 	}
 	if err := b.measureQuotes(ctx); err != nil {
 		return nil, err

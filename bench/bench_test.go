@@ -62,6 +62,9 @@ func TestQuick(t *testing.T) {
 		"tools/call over stdio, overhead over the direct request, median",
 		"tools/call over stdio, overhead over the direct request, p99",
 		"streamable HTTP",
+		"--dynamic: tools/list tokens at start",
+		"--dynamic: cold start over the go-sdk floor",
+		"--dynamic: round trips",
 	} {
 		found := false
 		for f := range figures {

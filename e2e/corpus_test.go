@@ -25,6 +25,7 @@ import (
 	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/render"
+	"github.com/tailormcp/tailor/internal/review/cost"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
@@ -221,6 +222,7 @@ func corpusServe(t *testing.T, bin string, r *corpusRun, schemas *corpusSchemaCa
 	}
 	corpusCheckTools(t, schemas, tools)
 	corpusCheckPlaceholders(t, r.res.Curated, tools)
+	corpusDynamic(t, bin, len(tools))
 
 	// Without a base URL the server still starts; a call says what to set.
 	base := ""
@@ -237,6 +239,32 @@ func corpusServe(t *testing.T, bin string, r *corpusRun, schemas *corpusSchemaCa
 		t.Errorf("a call without a base URL: isError=%v %q; want an error naming %s", res.IsError, text, env)
 	}
 }
+
+// corpusDynamic starts the server in dynamic mode: whatever the API's
+// size, tools/list starts with the meta-tools, within 2,000 o200k tokens,
+// and list_toolsets accounts for every tool.
+func corpusDynamic(t *testing.T, bin string, tools int) {
+	srv := testkit.StartStdioEnv(t, bin, nil, "--dynamic")
+	listed := corpusListTools(t, srv)
+	b, err := json.Marshal(&mcp.ListToolsResult{Tools: listed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := cost.Tokens(b); n > 2000 || len(listed) != 5 {
+		t.Errorf("--dynamic: tools/list at start is %d tools, %d tokens; want the 5 meta-tools within 2,000 tokens", len(listed), n)
+	}
+	text := testkit.Text(srv.Call(t, "list_toolsets", nil))
+	sum := 0
+	for _, m := range toolsetCount.FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(m[1])
+		sum += n
+	}
+	if sum != tools {
+		t.Errorf("--dynamic: list_toolsets counts %d tools, the server has %d:\n%s", sum, tools, text)
+	}
+}
+
+var toolsetCount = regexp.MustCompile(`(?m)^- \S+ \((\d+) tools?`)
 
 // corpusCheckFiles checks every generated file is gofmt-clean and carries the
 // generated-code header.

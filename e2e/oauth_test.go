@@ -149,7 +149,7 @@ func TestOAuthResourceServer(t *testing.T) {
 			eq(t, "backend calls after the refusal", len(rig.shop.Calls()), before)
 			auditLines(t, srv, "quote_refund", 1, `"messages":["scope_missing"]`, `"outcome":"error"`)
 			srv.WaitStderr(t, "the scope refusal logged with the call's request id", func(s string) bool {
-				return regexp.MustCompile(`"msg":"call refused: the token lacks scopes the tool needs","request_id":"[0-9a-f]{16}","tool":"quote_refund","missing_scopes":"refunds:write"`).MatchString(s)
+				return regexp.MustCompile(`"msg":"call refused","request_id":"[0-9a-f]{16}","tool":"quote_refund","refusal":"scope_missing","scopes":"refunds:write"`).MatchString(s)
 			})
 			none := srv.Connect(t, withToken(customerToken(t, iss, keys[2], "")), nil)
 			eq(t, "no scopes: tools", len(toolNames(t, none)), 0)

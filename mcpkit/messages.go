@@ -253,6 +253,19 @@ var catalog = []Message{
 	{ID: "origin_refused", Fields: []Field{{"origin", "the request's Origin header"}},
 		Text: "Forbidden: cross-origin requests from {{.origin}} are not allowed (the server's operator can allow an origin with --allow-origin)."},
 
+	// The request's selection of tools (selection.go, dynamic.go).
+	{ID: "tool_read_only", Fields: []Field{{"setting", "the setting that makes the server read-only"}},
+		Text: "{{.tool}} changes data, and this server is read-only ({{.setting}}), so nothing was done. Only tools that read data can be used here; tell the user if the task needs a change."},
+	{ID: "tool_not_selected", Fields: []Field{{"setting", "the setting that leaves the tool out"}},
+		Text: "{{.tool}} is not available on this server as it is configured ({{.setting}}), so nothing was done. Use one of the tools you were given instead."},
+	{ID: "selection_invalid", Fields: []Field{problemField},
+		Text: "The request's choice of tools cannot be used: {{.problem}}. Nothing was done. Whoever configured the client must correct it."},
+	{ID: "tool_unknown", Fields: []Field{{"name", "the name asked for"}, {"suggestion", "the nearest tool name available, or empty"}},
+		Text: "There is no tool named {{printf \"%q\" .name}} available here, so nothing was done.{{if .suggestion}} Did you mean {{.suggestion}}?{{end}} Find tools with search_tools."},
+	{ID: "toolset_unknown", Fields: []Field{{"problems", "each name that is not a toolset, with the nearest one"}},
+		Text: "Nothing was enabled: {{.problems}}. list_toolsets lists the toolsets available here."},
+	{ID: "toolsets_not_kept", Text: "This server keeps no sessions, so a toolset cannot stay enabled and nothing was enabled. Call the tools you need with call_tool instead."},
+
 	{ID: "internal_error",
 		Text: "The tool failed because of an internal error in the MCP server (this is a bug, not a problem with your arguments). Do not retry; tell the user the tool is broken."},
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // API is the static description of a generated server.
@@ -28,6 +29,8 @@ type API struct {
 	// Messages override built-in messages by id (see Catalog); a tool's
 	// own Messages win over these.
 	Messages map[string]string
+	// Toolsets describe the groups tools belong to (Tool.Toolset).
+	Toolsets []Toolset
 }
 
 // ContextValue is a value of the caller's context, resolved from its
@@ -141,6 +144,11 @@ type Config struct {
 	ReadyChecks []ReadyCheck
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
+	// Selection chooses the tools served (see selection.go).
+	Selection Selection
+	// ToolRules are more rules of every request's selection: each may
+	// hide and refuse tools per request (see ToolRule).
+	ToolRules []ToolRule
 }
 
 // Runtime is the shared run-time state of one server: configuration,
@@ -167,14 +175,26 @@ type Runtime struct {
 	baseProblem string
 	// ops: readiness, calls in progress, shutdown (health.go, drain.go).
 	ops operationsState
-	// tools are the registered tools by name (AddTool), for the
-	// per-request checks (scopes.go).
-	tools map[string]*Tool
 	// oauth verifies an issuer's tokens when Config.OAuth is set.
 	oauth *oauthVerifier
 	// stdioSession names the one session a stdio server serves, in the
 	// audit log (see Call.sessionID).
 	stdioSession string
+	// tools are the registered tools in order, byName by name, meta the
+	// dynamic meta-tools (selection.go, dynamic.go).
+	tools  []*entry
+	byName map[string]*entry
+	meta   []*entry
+	// static is the rule of Config.Selection (nil: it allows every tool);
+	// startTools are the tools --tools names, listed from the start in
+	// dynamic mode.
+	static     func(*Tool) *Refusal
+	startTools names
+	dyn        dynamicState
+	// send is the server's sending handler (notifyToolsChanged);
+	// stateless: HTTP without sessions, where nothing lasts past a request.
+	send      mcp.MethodHandler
+	stateless bool
 }
 
 func (k *Runtime) now() time.Time { return k.cfg.Now() }

@@ -54,10 +54,26 @@ type Tool struct {
 	Approval *Approval
 	// Steps make a composed tool, run by Call.RunSteps.
 	Steps []Step
+	// Toolset names the group the tool belongs to (see Selection).
+	Toolset string
+	// Writes: a request of the tool is neither GET nor HEAD (a quote or
+	// composed tool included); --read-only refuses it.
+	Writes bool
 
 	once      sync.Once
 	validator *validator
 	schemaErr error
+}
+
+// entry is a registered tool: its definition as listed and its handler as
+// served (which the dynamic call_tool calls too).
+type entry struct {
+	tool    *Tool
+	def     *mcp.Tool
+	handler mcp.ToolHandler
+	// search is the tool's words, for search_tools (dynamic.go).
+	search sync.Once
+	words  toolWords
 }
 
 // Handler performs one tool call.
@@ -119,16 +135,21 @@ var objectRoot = &jsonschema.Schema{Type: "object"}
 // AddTool registers t on s; calls run h with validated arguments.
 func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 	def := t.Definition()
+	e := &entry{tool: t, def: def}
+	k.tools = append(k.tools, e)
+	if k.byName == nil {
+		k.byName = map[string]*entry{}
+	}
+	k.byName[t.Name] = e
+	if s == nil { // toolsOf: listed, not served
+		return
+	}
 	input, output := def.InputSchema, def.OutputSchema
 	def.InputSchema = objectRoot
 	if output != nil {
 		def.OutputSchema = objectRoot
 	}
-	if k.tools == nil {
-		k.tools = map[string]*Tool{}
-	}
-	k.tools[t.Name] = t
-	s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	e.handler = func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		ctx, running := k.ops.calls.begin(ctx, t.Name, start)
 		defer k.ops.calls.end(running) // after the audit record below
@@ -156,7 +177,12 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		var bad *mcp.CallToolResult
 		c, bad = k.newCall(ctx, req, t)
 		running.call.Store(c)
-		// What the server lacks comes first: no argument can fix it.
+		// What the request may not use comes first: nothing about the call
+		// matters then.
+		if refused := c.refusedCall(); refused != nil {
+			return refused, nil
+		}
+		// What the server lacks comes next: no argument can fix it.
 		if missing := c.unconfigured(); missing != nil {
 			return missing, nil
 		}
@@ -164,7 +190,8 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 			return bad, nil
 		}
 		return h(c), nil
-	})
+	}
+	s.AddTool(def, e.handler)
 	// go-sdk keeps def: it lists the generated schemas from now on.
 	def.InputSchema, def.OutputSchema = input, output
 }

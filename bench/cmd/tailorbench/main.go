@@ -43,6 +43,7 @@ func run() int {
 		warmup   = flag.Duration("warmup", 0, fmt.Sprintf("HTTP warm-up per round (default %s, --quick %s)", full.Warmup, q.Warmup))
 		profile  = flag.String("profile", "", "also write CPU and allocation profiles of tailor's side (and their go tool pprof -top) into this directory")
 		tokens   = flag.Bool("tokens", true, "count tools/list tokens (builds bench/tokens, which needs the Go module proxy)")
+		dynamic  = flag.Bool("dynamic-only", false, "measure dynamic mode only (--dynamic: tools/list tokens at start, cold start, round trips of a task) on stripe, kubernetes and the largest wild spec")
 	)
 	flag.Parse()
 	cfg := full
@@ -68,6 +69,7 @@ func run() int {
 		cfg.Warmup = *warmup
 	}
 	cfg.Tokens = *tokens
+	cfg.DynamicOnly = *dynamic
 	if *profile != "" {
 		abs, err := filepath.Abs(*profile)
 		if err != nil {

@@ -29,6 +29,11 @@ var API = mcpkit.API{
 	Context: []mcpkit.ContextValue{
 		{Name: "customer_id", Header: "X-Customer-Id", Claim: "customer_id", Env: "BACKOFFICE_CUSTOMER_ID"},
 	},
+	Toolsets: []mcpkit.Toolset{
+		{Name: "orders", Description: `Operations the API tags "orders".`, Default: true},
+		{Name: "refunds", Description: `Operations the API tags "refunds".`, Default: true},
+		{Name: "returns", Description: `Operations the API tags "returns".`, Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

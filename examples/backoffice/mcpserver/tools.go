@@ -26,6 +26,7 @@ var getOrderTool = &mcpkit.Tool{
 	Errors: []mcpkit.ErrorRule{
 		{Status: []string{"404"}, Text: "There is no order {{.args.order_id}} for this customer. Ask the customer for the order number shown on their order page."},
 	},
+	Toolset: "orders",
 }
 
 // getOrder calls GET /orders/{order_id}.
@@ -56,6 +57,7 @@ var orderStatusTool = &mcpkit.Tool{
 		{Name: "shipments", ReadOnly: true, Request: orderStatusShipments},
 		{Name: "refunds", ReadOnly: true, Request: orderStatusRefunds},
 	},
+	Toolset: "orders",
 }
 
 // orderStatus runs the steps in order.
@@ -105,7 +107,9 @@ var quoteRefundTool = &mcpkit.Tool{
 		{Status: []string{"404"}, Text: "There is no order {{.args.order_id}} for this customer. Ask for the order number shown on the order page."},
 		{Status: []string{"4XX"}, Text: "The refund cannot be quoted: {{.body.detail}} Nothing was changed."},
 	},
-	Quote: &mcpkit.QuoteSpec{TTLSeconds: 900, ConfirmTool: "refund_items"},
+	Quote:   &mcpkit.QuoteSpec{TTLSeconds: 900, ConfirmTool: "refund_items"},
+	Toolset: "refunds",
+	Writes:  true,
 }
 
 // quoteRefund calls POST /orders/{order_id}/refund-quotes.
@@ -138,6 +142,8 @@ var refundItemsTool = &mcpkit.Tool{
 		{Name: "cancel", ForEach: "{{.quote.body.cancel_line_item_ids}}", Request: refundItemsCancel},
 		{Name: "refund", Request: refundItemsRefund},
 	},
+	Toolset: "refunds",
+	Writes:  true,
 }
 
 // refundItems carries out a quote of quote_refund: cancel, then refund.
@@ -201,6 +207,8 @@ var createReturnTool = &mcpkit.Tool{
 		{Status: []string{"409"}, Body: map[string]any{"code": "not_delivered"}, Text: "{{.body.detail}} Nothing was changed: items not delivered yet are cancelled with quote_refund and refund_items instead."},
 		{Status: []string{"404"}, Text: "There is no order {{.args.order_id}} for this customer. Ask for the order number shown on the order page."},
 	},
+	Toolset: "returns",
+	Writes:  true,
 }
 
 // createReturn calls POST /orders/{order_id}/returns.
@@ -228,6 +236,8 @@ var updateShippingAddressTool = &mcpkit.Tool{
 	Errors: []mcpkit.ErrorRule{
 		{Status: []string{"409"}, Body: map[string]any{"code": "already_shipped"}, Text: "{{.body.detail}} The address can no longer be changed; tell the customer to contact the carrier."},
 	},
+	Toolset: "orders",
+	Writes:  true,
 }
 
 // updateShippingAddress calls PUT /orders/{order_id}/shipping-address.

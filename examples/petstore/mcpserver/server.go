@@ -29,6 +29,9 @@ var API = mcpkit.API{
 	Schemes: []mcpkit.Scheme{
 		{Name: "shelterKey", Kind: mcpkit.APIKey, In: "header", ParamName: "X-Shelter-Key", Env: "PETSTORE_SHELTER_KEY"},
 	},
+	Toolsets: []mcpkit.Toolset{
+		{Name: "pets", Description: "Operations on /pets.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -22,6 +22,7 @@ var listPetsTool = &mcpkit.Tool{
 	OutputSchema: listPetsOutputSchema,
 	Security:     [][]string{{"shelterKey"}},
 	Wrap:         "items",
+	Toolset:      "pets",
 }
 
 // listPets calls GET /pets.
@@ -43,6 +44,7 @@ var getPetTool = &mcpkit.Tool{
 	InputSchema:  getPetInputSchema,
 	OutputSchema: getPetOutputSchema,
 	Security:     [][]string{{"shelterKey"}},
+	Toolset:      "pets",
 }
 
 // getPet calls GET /pets/{petId}.
@@ -61,6 +63,8 @@ var adoptPetTool = &mcpkit.Tool{
 	InputSchema:  adoptPetInputSchema,
 	OutputSchema: adoptPetOutputSchema,
 	Security:     [][]string{{"shelterKey"}},
+	Toolset:      "pets",
+	Writes:       true,
 }
 
 // adoptPet calls POST /pets/{petId}/adoptions.

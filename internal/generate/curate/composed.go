@@ -109,6 +109,9 @@ func (c *curator) composed(ot *overlay.Tool) *ir.Tool {
 			continue
 		}
 		step := &ir.Step{Name: st.Name, Call: copyTool(raw).Call, IdempotencyKey: st.IdempotencyKey}
+		if t.Toolset == "" {
+			t.Toolset = raw.Toolset
+		}
 		stepWhere := fmt.Sprintf("%s, step `%s`", where, st.Name)
 		stepScope := tmplcheck.Scope{}
 		for k, v := range scope {

@@ -134,6 +134,7 @@ func (c *curator) apply() *ir.API {
 		}
 		out.Tools = append(out.Tools, raw)
 	}
+	out.Toolsets = c.toolsets(&out)
 	if len(out.Tools) == 0 && !c.diags.HasErrors() {
 		c.diags.Warnf(c.o.Include.Pos, "", "the overlay selects no tools: the server will have none")
 	}

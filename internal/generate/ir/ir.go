@@ -40,6 +40,18 @@ type API struct {
 	Messages map[string]string
 	// Source identifies the input, for the generated header.
 	Source Source
+	// Toolsets describe the groups tools belong to (Tool.Toolset), sorted
+	// by name; each names at least one tool.
+	Toolsets []Toolset
+}
+
+// Toolset is a named group of tools a server can serve or leave out as
+// one (--toolsets), and that dynamic mode lists and enables.
+type Toolset struct {
+	Name        string
+	Description string
+	// Default toolsets are served when no toolset is chosen.
+	Default bool
 }
 
 // Source identifies the spec (and later the overlay) a server came from.
@@ -90,7 +102,25 @@ type Tool struct {
 	Defaults map[string]json.RawMessage
 	// Messages replace mcpkit's built-in messages for this tool, by id.
 	Messages map[string]string
-	Origin   Origin
+	// Toolset names the group the tool belongs to (API.Toolsets).
+	Toolset string
+	Origin  Origin
+}
+
+// Writes reports whether the tool changes data: one of its requests is
+// neither GET nor HEAD. This is what read-only mode refuses; a composed
+// or confirm tool with any writing step writes.
+func (t *Tool) Writes() bool {
+	reads := func(c *Call) bool { return c == nil || c.Method == "GET" || c.Method == "HEAD" }
+	if !reads(t.Call) {
+		return true
+	}
+	for _, st := range t.Steps {
+		if !reads(st.Call) {
+			return true
+		}
+	}
+	return false
 }
 
 // Shape projects and describes a successful response.

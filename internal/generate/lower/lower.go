@@ -105,6 +105,9 @@ func Of(api *ir.API) *Server {
 	for _, cv := range api.Context {
 		s.API.Context = append(s.API.Context, mcpkit.ContextValue{Name: cv.Name, Header: cv.Header, Claim: cv.Claim, Env: cv.Env})
 	}
+	for _, ts := range api.Toolsets {
+		s.API.Toolsets = append(s.API.Toolsets, mcpkit.Toolset{Name: ts.Name, Description: ts.Description, Default: ts.Default})
+	}
 	for _, t := range api.Tools {
 		s.Tools = append(s.Tools, OfTool(t))
 	}
@@ -118,7 +121,7 @@ func OfTool(t *ir.Tool) *Tool {
 		ReadOnly: t.Annotations.ReadOnly, Destructive: t.Annotations.Destructive,
 		Idempotent: t.Annotations.Idempotent, OpenWorld: t.Annotations.OpenWorld,
 		InputSchema: string(t.InputSchema), OutputSchema: string(t.OutputSchema),
-		Confirms: t.Confirms, Messages: t.Messages, Scopes: t.Scopes,
+		Confirms: t.Confirms, Messages: t.Messages, Scopes: t.Scopes, Toolset: t.Toolset, Writes: t.Writes(),
 	}
 	lt := &Tool{Def: def}
 	if t.Call != nil {

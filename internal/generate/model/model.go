@@ -87,6 +87,7 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	}
 
 	ops := operations(doc)
+	tags := map[string]string{} // toolset → the tag it was named after
 	bases := make([]string, len(ops))
 	for i, op := range ops {
 		bases[i] = baseName(op)
@@ -106,8 +107,14 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 			b.diags.Warnf(p, ptr, "%s", msg)
 		})
 		t := b.tool(op, ptr, pos, b.requirements(op.op, known))
+		var tag string
+		t.Toolset, tag = toolsetOf(op.op.Tags, op.path)
+		if _, seen := tags[t.Toolset]; !seen {
+			tags[t.Toolset] = tag
+		}
 		api.Tools = append(api.Tools, t)
 	}
+	api.Toolsets = toolsets(doc, api, tags)
 	if len(api.Tools) == 0 {
 		b.diags.Warnf(diag.Pos{File: spec.Path}, "#/paths", "the spec has no operations under `paths` (callbacks and webhooks are not tools): the server will have no tools")
 	}

@@ -170,6 +170,9 @@ func (d *decoder) texts(n *yaml.Node, what string) []Text {
 
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
+// toolsetName is a toolset's name: a word of a comma-separated flag value.
+var toolsetName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
 // nameProblem says what is wrong with a name toolName rejects.
 func nameProblem(name string) string {
 	if n := utf8.RuneCountInString(name); n > 64 {

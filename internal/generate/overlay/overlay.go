@@ -53,6 +53,27 @@ type Overlay struct {
 	// Messages replace built-in messages of the server (mcpkit's catalog)
 	// by id, in file order.
 	Messages []*Message
+	// Toolsets name groups of tools, describe them and say which are
+	// served by default, in file order.
+	Toolsets []*Toolset
+}
+
+// Toolset names, describes and fills one group of tools. A tool not
+// listed in any keeps the toolset of its operation (its first tag, else
+// its path); a confirm tool always goes with its quote tool.
+type Toolset struct {
+	Name        string
+	Pos         diag.Pos
+	Description *string
+	// Default: served when no toolset is chosen (default true).
+	Default *bool
+	Tools   []Named
+}
+
+// Named is a name and where it was written.
+type Named struct {
+	Name string
+	Pos  diag.Pos
 }
 
 // Lint configures `tailor lint` for the whole tool set.

@@ -37,10 +37,43 @@ func (d *decoder) overlay(n *yaml.Node, o *Overlay) {
 		"actions":  func(k, v *yaml.Node) { o.Actions = d.actions(v) },
 		"lint":     func(k, v *yaml.Node) { o.Lint = d.toolSetLint(v) },
 		"messages": func(k, v *yaml.Node) { o.Messages = d.messages(v, "messages") },
+		"toolsets": func(k, v *yaml.Node) { o.Toolsets = d.toolsets(v) },
 	})
 	if !hasVersion && yamlwalk.Resolve(n).Kind == yaml.MappingNode {
 		d.Errorf(n, "missing `tailor: %d` (the overlay format version) at the top of the file", Version)
 	}
+}
+
+func (d *decoder) toolsets(n *yaml.Node) []*Toolset {
+	var out []*Toolset
+	d.Entries(n, "toolsets", func(k, v *yaml.Node) {
+		ts := &Toolset{Name: k.Value, Pos: d.Pos(k)}
+		if !toolsetName.MatchString(k.Value) {
+			d.Errorf(k, "toolset name %q must match %s (it is given in --toolsets, comma-separated)", k.Value, toolsetName)
+		}
+		where := "toolset `" + k.Value + "`"
+		d.Fields(v, where, map[string]func(k, v *yaml.Node){
+			"description": func(k, v *yaml.Node) {
+				if x, ok := d.Str(v, where+" description"); ok {
+					ts.Description = &x
+				}
+			},
+			"default": func(k, v *yaml.Node) {
+				if x, ok := d.Bool(v, where+" default"); ok {
+					ts.Default = &x
+				}
+			},
+			"tools": func(k, v *yaml.Node) {
+				for _, item := range d.Items(v, where+" tools") {
+					if x, ok := d.Str(item, where+" tool name"); ok {
+						ts.Tools = append(ts.Tools, Named{Name: x, Pos: d.Pos(item)})
+					}
+				}
+			},
+		})
+		out = append(out, ts)
+	})
+	return out
 }
 
 func (d *decoder) server(n *yaml.Node, s *Server) {

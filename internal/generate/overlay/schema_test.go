@@ -482,6 +482,7 @@ func TestSchemaKnowsEveryKey(t *testing.T) {
 		{"#/$defs/step", "tailor: 1\ntools: {t: {steps: [{name: s, operation: o, " + x + "}]}}"},
 		{"#/$defs/tool/properties/lint", "tailor: 1\ntools: {t: {operation: o, lint: {" + x + "}}}"},
 		{"#/properties/lint", "tailor: 1\nlint: {" + x + "}"},
+		{"#/properties/toolsets/additionalProperties", "tailor: 1\ntoolsets: {ts: {" + x + "}}"},
 		{"#/$defs/tool/properties/lint/properties/disable/items", "tailor: 1\ntools: {t: {operation: o, lint: {disable: [{rule: r, reason: r, " + x + "}]}}}"},
 	}
 	listed := regexp.MustCompile("unknown key `zzzzzzzzzzzz` in [^\n]*; expected one of: ([^\n]*)")

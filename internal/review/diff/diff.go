@@ -38,7 +38,11 @@ type Report struct {
 	TokensNote    string       `json:"tokens_note"`
 	Raw           cost.Measure `json:"raw"`
 	Curated       cost.Measure `json:"curated"`
-	Tools         []*Tool      `json:"tools"`
+	// Toolsets are the curated set's toolsets, each measured alone;
+	// DynamicStart is tools/list at the start of a --dynamic session.
+	Toolsets     []cost.Toolset `json:"toolsets"`
+	DynamicStart cost.Measure   `json:"dynamic_start"`
+	Tools        []*Tool        `json:"tools"`
 	// NotOffered lists the raw tools whose operation no curated tool calls.
 	NotOffered []Op `json:"not_offered"`
 	// Against is set by diff --against.
@@ -133,6 +137,8 @@ func Compare(raw, curated *ir.API, ov *overlay.Overlay) *Report {
 		TokensNote:    "an estimate: clients and models count differently",
 		Raw:           cost.Of(raw),
 		Curated:       cost.Of(curated),
+		Toolsets:      cost.Toolsets(curated),
+		DynamicStart:  cost.DynamicStart(),
 		Tools:         []*Tool{},
 		NotOffered:    []Op{},
 	}

@@ -90,6 +90,14 @@ func writeTable(w io.Writer, r *Report) error {
 	fmt.Fprintf(tw, "tools/list bytes\t%s\t%s\n", thousands(r.Raw.Bytes), thousands(r.Curated.Bytes))
 	tw.Flush()
 	fmt.Fprintf(w, "* an estimate, counted with %s: clients and models count differently\n\n", r.TokenEncoding)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOLSET\tTOOLS\tTOKENS*\tDEFAULT")
+	for _, ts := range r.Toolsets {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", ts.Name, ts.Tools, thousands(ts.Tokens), yesNo(ts.Default))
+	}
+	fmt.Fprintf(tw, "--dynamic at start\t%d\t%s\n", r.DynamicStart.Tools, thousands(r.DynamicStart.Tokens))
+	tw.Flush()
+	fmt.Fprintln(w)
 
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tKIND\tOPERATIONS\tHIDDEN\tFIXED\tINJECTED\tRENAMED\tCOMPUTED\tMODEL NO LONGER FILLS\tNEW ARGS\tDESC CHARS\tANNOTATIONS\tTOKENS")
@@ -206,6 +214,12 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "| `tools/list` tokens (estimate) | %s | %s%s |\n", thousands(r.Raw.Tokens), thousands(r.Curated.Tokens), saving(r.Raw.Tokens, r.Curated.Tokens))
 	fmt.Fprintf(w, "| `tools/list` bytes | %s | %s |\n\n", thousands(r.Raw.Bytes), thousands(r.Curated.Bytes))
 	fmt.Fprintf(w, "Token counts are estimates (%s): clients and models count differently.\n\n", r.TokenEncoding)
+	fmt.Fprintln(w, "| toolset | tools | tokens | default |")
+	fmt.Fprintln(w, "|---|---:|---:|---|")
+	for _, ts := range r.Toolsets {
+		fmt.Fprintf(w, "| `%s` | %d | %s | %s |\n", ts.Name, ts.Tools, thousands(ts.Tokens), yesNo(ts.Default))
+	}
+	fmt.Fprintf(w, "| `--dynamic` at start | %d | %s | |\n\n", r.DynamicStart.Tools, thousands(r.DynamicStart.Tokens))
 	fmt.Fprintln(w, "| tool | kind | operations | hidden | fixed | injected | renamed | computed | model no longer fills | new arguments | description (chars) | annotations | tokens |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---:|---|---:|")
 	for _, t := range r.Tools {
@@ -244,4 +258,11 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }

@@ -80,6 +80,10 @@ type Result struct {
 	Tokens        int    `json:"tools_list_tokens"`
 	TokenEncoding string `json:"token_encoding"`
 	Budget        int    `json:"budget"`
+	// Toolsets are the tool set's toolsets, each measured alone;
+	// DynamicStartTokens is tools/list at the start of a --dynamic session.
+	Toolsets           []cost.Toolset `json:"toolsets"`
+	DynamicStartTokens int            `json:"dynamic_start_tokens"`
 }
 
 // Run lints api, the tool set a server would list. raw is the spec's raw
@@ -128,8 +132,9 @@ func Run(api, raw *ir.API, ov *overlay.Overlay, opts Options) *Result {
 		}
 	}
 	l.res.Tokens, l.res.TokenEncoding, l.res.Budget = m.Tokens, cost.Encoding, budget
+	l.res.Toolsets, l.res.DynamicStartTokens = cost.Toolsets(api), cost.DynamicStart().Tokens
 	if budget > 0 && m.Tokens > budget {
-		f := Finding{Rule: "token-budget", Pos: pos, Message: fmt.Sprintf("tools/list takes about %s tokens (%d tools, %s estimate), over the budget of %s", thousands(m.Tokens), len(api.Tools), cost.Encoding, thousands(budget))}
+		f := Finding{Rule: "token-budget", Pos: pos, Message: fmt.Sprintf("tools/list takes about %s tokens (%d tools, %s estimate), over the budget of %s; serving fewer toolsets (--toolsets) or starting with discovery tools (--dynamic: about %s tokens) also keeps it down", thousands(m.Tokens), len(api.Tools), cost.Encoding, thousands(budget), thousands(l.res.DynamicStartTokens))}
 		if !chosen {
 			f.Message += " (lint's default; set `lint: {budget: N}` in the overlay to make it an error)"
 		}

@@ -3,8 +3,10 @@ package lint
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
+	"github.com/tailormcp/tailor/internal/review/cost"
 	"github.com/tailormcp/tailor/internal/review/formats"
 )
 
@@ -35,8 +37,25 @@ func Write(w io.Writer, r *Result, format string) error {
 		}
 		fmt.Fprintln(w)
 	}
+	fmt.Fprintln(w, toolsetLine(r))
 	fmt.Fprintln(w, Summary(r))
 	return nil
+}
+
+// toolsetLine says what each toolset costs, the largest first (twelve at
+// most), and what a --dynamic session starts with.
+func toolsetLine(r *Result) string {
+	sets := append([]cost.Toolset(nil), r.Toolsets...)
+	sort.SliceStable(sets, func(i, j int) bool { return sets[i].Tokens > sets[j].Tokens })
+	var parts []string
+	for i, ts := range sets {
+		if i == 12 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(sets)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", ts.Name, thousands(ts.Tokens)))
+	}
+	return fmt.Sprintf("tokens by toolset: %s; with --dynamic, %s at start", strings.Join(parts, ", "), thousands(r.DynamicStartTokens))
 }
 
 // Summary is the one-line outcome of a run.

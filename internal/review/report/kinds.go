@@ -50,6 +50,9 @@ var messageKinds = map[string]Kind{
 	"quote_not_stored_unreachable": Backend, "step_not_recorded": Backend, "step_reservation_lost": Backend,
 	"approval_key_mismatch": Backend,
 
+	"tool_read_only": Validation, "tool_not_selected": Validation, "selection_invalid": Validation,
+	"tool_unknown": Validation, "toolset_unknown": Validation, "toolsets_not_kept": Validation,
+
 	"server_error_write": OutcomeUnknown, "timeout_write": OutcomeUnknown, "connection_lost_write": OutcomeUnknown,
 	"response_too_large_write": OutcomeUnknown, "response_invalid_write": OutcomeUnknown,
 	"step_unknown_status": OutcomeUnknown, "step_unknown_rule": OutcomeUnknown, "step_unknown_timeout": OutcomeUnknown,

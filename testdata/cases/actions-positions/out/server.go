@@ -26,6 +26,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "ACTIONSPOSITIONS",
 	DefaultBaseURL: "",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "reports", Description: "Operations on /reports.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -19,6 +19,7 @@ var listReportsWholeOrganisationIncludingArchivedDeletedOnesTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: listReportsWholeOrganisationIncludingArchivedDeletedOnesInputSchema,
+	Toolset:     "reports",
 }
 
 // listReportsWholeOrganisationIncludingArchivedDeletedOnes calls GET /reports.
@@ -38,6 +39,7 @@ var getReportTool = &mcpkit.Tool{
 	InputSchema:  getReportInputSchema,
 	OutputSchema: getReportOutputSchema,
 	Wrap:         "value",
+	Toolset:      "reports",
 }
 
 // getReport calls GET /reports/{id}.

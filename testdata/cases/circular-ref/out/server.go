@@ -25,6 +25,10 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "CIRCULARREF",
 	DefaultBaseURL: "",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "pairs", Description: "Operations on /pairs.", Default: true},
+		{Name: "tree", Description: "Operations on /tree.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -19,6 +19,7 @@ var getPairTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getPairInputSchema,
 	OutputSchema: getPairOutputSchema,
+	Toolset:      "pairs",
 }
 
 // getPair calls GET /pairs.
@@ -35,6 +36,7 @@ var getTreeTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getTreeInputSchema,
 	OutputSchema: getTreeOutputSchema,
+	Toolset:      "tree",
 }
 
 // getTree calls GET /tree.
@@ -49,6 +51,8 @@ var plantTreeTool = &mcpkit.Tool{
 	Description: "Calls POST /tree.",
 	OpenWorld:   true,
 	InputSchema: plantTreeInputSchema,
+	Toolset:     "tree",
+	Writes:      true,
 }
 
 // plantTree calls POST /tree.

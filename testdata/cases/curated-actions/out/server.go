@@ -26,6 +26,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "CURATEDACTIONS",
 	DefaultBaseURL: "",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "notes", Description: "Operations on /notes.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -22,6 +22,7 @@ var listNotesTool = &mcpkit.Tool{
 	InputSchema:  listNotesInputSchema,
 	OutputSchema: listNotesOutputSchema,
 	Wrap:         "items",
+	Toolset:      "notes",
 }
 
 // listNotes calls GET /notes.
@@ -39,6 +40,8 @@ var createNoteTool = &mcpkit.Tool{
 	InputSchema:  createNoteInputSchema,
 	OutputSchema: createNoteOutputSchema,
 	Wrap:         "items",
+	Toolset:      "notes",
+	Writes:       true,
 }
 
 // createNote calls POST /notes.

@@ -29,6 +29,10 @@ var API = mcpkit.API{
 	Context: []mcpkit.ContextValue{
 		{Name: "customer_id", Header: "X-Customer-Id", Env: "CUSTOMER_ID"},
 	},
+	Toolsets: []mcpkit.Toolset{
+		{Name: "money", Description: `Operations the API tags "money".`, Default: true},
+		{Name: "orders", Description: `Operations the API tags "orders".`, Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -26,6 +26,7 @@ var getOrderTool = &mcpkit.Tool{
 		{Status: []string{"404"}, Text: "This customer has no order {{.args.order_number}}. Use the order number from the order page."},
 		{Status: []string{"422"}, Body: map[string]any{"$.error.kind": "limit", "attempts": 3, "detail": nil, "meta": map[string]any{"ids": []any{1, "x"}}, "ratio": 0.5, "retryable": false}, Text: "Too many attempts on this order; try again tomorrow."},
 	},
+	Toolset: "orders",
 }
 
 // getOrder calls GET /orders/{order_id}.
@@ -48,6 +49,7 @@ var recentOrdersTool = &mcpkit.Tool{
 	Wrap:         "items",
 	Defaults:     map[string]string{"limit": "10"},
 	Keep:         []string{"$[*].order_id", "$[*].status"},
+	Toolset:      "orders",
 }
 
 // recentOrders calls GET /orders.
@@ -65,6 +67,8 @@ var refundTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  refundInputSchema,
 	OutputSchema: refundOutputSchema,
+	Toolset:      "money",
+	Writes:       true,
 }
 
 // refund calls POST /refunds.

@@ -29,6 +29,9 @@ var API = mcpkit.API{
 	Context: []mcpkit.ContextValue{
 		{Name: "customer_id", Header: "X-Customer-Id", Env: "CUSTOMER_ID"},
 	},
+	Toolsets: []mcpkit.Toolset{
+		{Name: "orders", Description: "Operations on /orders/{order_id}.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

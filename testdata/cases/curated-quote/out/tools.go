@@ -21,6 +21,8 @@ var quoteRefundTool = &mcpkit.Tool{
 	OutputSchema: quoteRefundOutputSchema,
 	Text:         "Refund NT${{money .body.amount}}: {{.body.explanation}}",
 	Quote:        &mcpkit.QuoteSpec{TTLSeconds: 600, ConfirmTool: "refund_items"},
+	Toolset:      "orders",
+	Writes:       true,
 }
 
 // quoteRefund calls POST /orders/{order_id}/refund-quotes.
@@ -47,6 +49,8 @@ var refundItemsTool = &mcpkit.Tool{
 		{Name: "cancel", ForEach: "{{.quote.body.cancel_line_item_ids}}", Request: refundItemsCancel},
 		{Name: "refund", IdempotencyKey: true, Request: refundItemsRefund},
 	},
+	Toolset: "orders",
+	Writes:  true,
 }
 
 // refundItems carries out a quote of quote_refund: cancel, then refund.
@@ -107,6 +111,7 @@ var orderStatusTool = &mcpkit.Tool{
 		{Name: "order", ReadOnly: true, Request: orderStatusOrder},
 		{Name: "shipments", ReadOnly: true, Request: orderStatusShipments},
 	},
+	Toolset: "orders",
 }
 
 // orderStatus runs the steps in order.

@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "DEFECTMAPREFS",
 	DefaultBaseURL: "https://shelf.example.test",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "books", Description: "Operations on /books.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

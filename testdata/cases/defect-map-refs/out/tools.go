@@ -20,6 +20,7 @@ var listBooksTool = &mcpkit.Tool{
 	InputSchema:  listBooksInputSchema,
 	OutputSchema: listBooksOutputSchema,
 	Wrap:         "items",
+	Toolset:      "books",
 }
 
 // listBooks calls GET /books.
@@ -37,6 +38,7 @@ var getBookTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getBookInputSchema,
 	OutputSchema: getBookOutputSchema,
+	Toolset:      "books",
 }
 
 // getBook calls GET /books/{book_id}.

@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "DEFECTOPERATIONREFS",
 	DefaultBaseURL: "https://tasks.example.test",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "tasks", Description: `Operations the API tags "tasks".`, Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -20,6 +20,7 @@ var fetchTaskTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  fetchTaskInputSchema,
 	OutputSchema: fetchTaskOutputSchema,
+	Toolset:      "tasks",
 }
 
 // fetchTask calls GET /tasks/{task_id}.
@@ -37,6 +38,8 @@ var updateTaskTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  updateTaskInputSchema,
 	OutputSchema: updateTaskOutputSchema,
+	Toolset:      "tasks",
+	Writes:       true,
 }
 
 // updateTask calls PATCH /tasks/{task_id}.

@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "DEFECTSCHEMAKEYWORDS",
 	DefaultBaseURL: "https://events.example.test",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "events", Description: "Operations on /events.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -18,6 +18,8 @@ var createEventTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  createEventInputSchema,
 	OutputSchema: createEventOutputSchema,
+	Toolset:      "events",
+	Writes:       true,
 }
 
 // createEvent calls POST /events.

@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "DEFECTSWAGGER2",
 	DefaultBaseURL: "https://inventory.example.test/v1",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "items", Description: "Operations on /items.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -20,6 +20,7 @@ var listItemsTool = &mcpkit.Tool{
 	InputSchema:  listItemsInputSchema,
 	OutputSchema: listItemsOutputSchema,
 	Wrap:         "items",
+	Toolset:      "items",
 }
 
 // listItems calls GET /items.
@@ -36,6 +37,8 @@ var addItemTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  addItemInputSchema,
 	OutputSchema: addItemOutputSchema,
+	Toolset:      "items",
+	Writes:       true,
 }
 
 // addItem calls POST /items.

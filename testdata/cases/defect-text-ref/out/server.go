@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "DEFECTTEXTREF",
 	DefaultBaseURL: "",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "notes", Description: "Operations on /notes/{note_id}.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

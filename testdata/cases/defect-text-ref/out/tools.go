@@ -20,6 +20,7 @@ var getNoteTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getNoteInputSchema,
 	OutputSchema: getNoteOutputSchema,
+	Toolset:      "notes",
 }
 
 // getNote calls GET /notes/{note_id}.

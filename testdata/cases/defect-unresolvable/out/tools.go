@@ -20,6 +20,7 @@ var listOrdersTool = &mcpkit.Tool{
 	InputSchema:  listOrdersInputSchema,
 	OutputSchema: listOrdersOutputSchema,
 	Wrap:         "items",
+	Toolset:      "orders",
 }
 
 // listOrders calls GET /orders.
@@ -37,6 +38,7 @@ var getOrderTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getOrderInputSchema,
 	OutputSchema: getOrderOutputSchema,
+	Toolset:      "orders",
 }
 
 // getOrder calls GET /orders/{order_id}.

@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "DEFECTWRONGSECTION",
 	DefaultBaseURL: "https://pets.example.test",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "pets", Description: "Operations on /pets.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -17,6 +17,8 @@ var addPetTool = &mcpkit.Tool{
 	Description: "Adds a pet.",
 	OpenWorld:   true,
 	InputSchema: addPetInputSchema,
+	Toolset:     "pets",
+	Writes:      true,
 }
 
 // addPet calls POST /pets.
@@ -35,6 +37,7 @@ var getPetTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getPetInputSchema,
 	OutputSchema: getPetOutputSchema,
+	Toolset:      "pets",
 }
 
 // getPet calls GET /pets/{pet_id}.

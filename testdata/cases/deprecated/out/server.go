@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "DEPRECATED",
 	DefaultBaseURL: "",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "search", Description: "Operations on .", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -19,6 +19,7 @@ var searchV1Tool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: searchV1InputSchema,
+	Toolset:     "search",
 }
 
 // searchV1 calls GET /v1/search.
@@ -37,6 +38,7 @@ var searchV2Tool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  searchV2InputSchema,
 	OutputSchema: searchV2OutputSchema,
+	Toolset:      "search",
 }
 
 // searchV2 calls GET /v2/search.

@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "EXTERNALREF",
 	DefaultBaseURL: "",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "animals", Description: "Operations on /animals.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

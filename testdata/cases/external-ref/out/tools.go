@@ -20,6 +20,7 @@ var listAnimalsTool = &mcpkit.Tool{
 	InputSchema:  listAnimalsInputSchema,
 	OutputSchema: listAnimalsOutputSchema,
 	Wrap:         "items",
+	Toolset:      "animals",
 }
 
 // listAnimals calls GET /animals.
@@ -36,6 +37,7 @@ var getAnimalTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getAnimalInputSchema,
 	OutputSchema: getAnimalOutputSchema,
+	Toolset:      "animals",
 }
 
 // getAnimal calls GET /animals/{id}.

@@ -25,6 +25,11 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "FALLBACKDESCRIPTIONS",
 	DefaultBaseURL: "https://fallbacks.example.test",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "exports", Description: "Operations on /exports.", Default: true},
+		{Name: "ping", Description: "Operations on /ping.", Default: true},
+		{Name: "reports", Description: "Operations on /reports/{id}.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -17,6 +17,8 @@ var createExportTool = &mcpkit.Tool{
 	Description: "Exports of reports",
 	OpenWorld:   true,
 	InputSchema: createExportInputSchema,
+	Toolset:     "exports",
+	Writes:      true,
 }
 
 // createExport calls POST /exports.
@@ -32,6 +34,7 @@ var pingTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: pingInputSchema,
+	Toolset:     "ping",
 }
 
 // ping calls GET /ping.
@@ -47,6 +50,7 @@ var getReportTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getReportInputSchema,
+	Toolset:     "reports",
 }
 
 // getReport calls GET /reports/{id}.
@@ -65,6 +69,8 @@ var deleteReportTool = &mcpkit.Tool{
 	Idempotent:  true,
 	OpenWorld:   true,
 	InputSchema: deleteReportInputSchema,
+	Toolset:     "reports",
+	Writes:      true,
 }
 
 // deleteReport calls DELETE /reports/{id}.

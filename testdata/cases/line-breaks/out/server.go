@@ -29,6 +29,9 @@ var API = mcpkit.API{
 	Schemes: []mcpkit.Scheme{
 		{Name: "key", Kind: mcpkit.APIKey, In: "header", ParamName: `X-Key func init() { panic("apiKey") } //`, Env: "LINEBREAKS_KEY"},
 	},
+	Toolsets: []mcpkit.Toolset{
+		{Name: "pets_func_init_panic_path", Description: "Operations on /pets\nfunc init() { panic(\"path\") }\n.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -20,6 +20,7 @@ var listPetsFuncInitPanicOperationIdTool = &mcpkit.Tool{
 	OpenWorld:   true,
 	InputSchema: listPetsFuncInitPanicOperationIdInputSchema,
 	Security:    [][]string{{"key"}},
+	Toolset:     "pets_func_init_panic_path",
 }
 
 // listPetsFuncInitPanicOperationId calls GET /pets func init() { panic("path") } //.

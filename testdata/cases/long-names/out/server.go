@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "LONGNAMES",
 	DefaultBaseURL: "https://names.example.test",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "crm", Description: "Operations on /crm/v3/objects/2026-09-beta.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

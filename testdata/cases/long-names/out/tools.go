@@ -18,6 +18,7 @@ var getCrmV3Objects202609BetaAssociationsUsageTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getCrmV3Objects202609BetaAssociationsUsageInputSchema,
+	Toolset:     "crm",
 }
 
 // getCrmV3Objects202609BetaAssociationsUsage calls GET /crm/v3/objects/2026-09-beta/associations/usage.
@@ -32,6 +33,8 @@ var postAssociationsFromObjectTypeToTypeLabelsBatchArchiveTool = &mcpkit.Tool{
 	Description: "Archives labels in batch.",
 	OpenWorld:   true,
 	InputSchema: postAssociationsFromObjectTypeToTypeLabelsBatchArchiveInputSchema,
+	Toolset:     "crm",
+	Writes:      true,
 }
 
 // postAssociationsFromObjectTypeToTypeLabelsBatchArchive calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive.
@@ -48,6 +51,8 @@ var postAssociationsFromObjectTypeToTypeLabelsBatchCreateTool = &mcpkit.Tool{
 	Description: "Creates labels in batch.",
 	OpenWorld:   true,
 	InputSchema: postAssociationsFromObjectTypeToTypeLabelsBatchCreateInputSchema,
+	Toolset:     "crm",
+	Writes:      true,
 }
 
 // postAssociationsFromObjectTypeToTypeLabelsBatchCreate calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create.
@@ -65,6 +70,7 @@ var getMutatingWebhookConfigurationsListThingsTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getMutatingWebhookConfigurationsListThingsInputSchema,
+	Toolset:     "crm",
 }
 
 // getMutatingWebhookConfigurationsListThings calls GET /crm/v3/objects/2026-09-beta/watch/admissionregistration/mutating-webhook-configurations/list/of/the/things.

@@ -25,6 +25,18 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "NAMES",
 	DefaultBaseURL: "",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "a", Description: "Operations on /a.", Default: true},
+		{Name: "b", Description: "Operations on /b.", Default: true},
+		{Name: "c", Description: "Operations on /c.", Default: true},
+		{Name: "d", Description: "Operations on /d.", Default: true},
+		{Name: "e", Description: "Operations on /e.", Default: true},
+		{Name: "f", Description: "Operations on /f.", Default: true},
+		{Name: "g", Description: "Operations on /g.", Default: true},
+		{Name: "h", Description: "Operations on /h.", Default: true},
+		{Name: "items_json", Description: "Operations on /v1.", Default: true},
+		{Name: "users", Description: "Operations on /users/{userId}/orders.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -18,6 +18,7 @@ var findPetByIdTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: findPetByIdInputSchema,
+	Toolset:     "a",
 }
 
 // findPetById calls GET /a.
@@ -33,6 +34,7 @@ var petsListTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: petsListInputSchema,
+	Toolset:     "b",
 }
 
 // petsList calls GET /b.
@@ -48,6 +50,7 @@ var getThingsFromVeryLongEndpointNameThatKeepsGoingGoingTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getThingsFromVeryLongEndpointNameThatKeepsGoingGoingInputSchema,
+	Toolset:     "c",
 }
 
 // getThingsFromVeryLongEndpointNameThatKeepsGoingGoing calls GET /c.
@@ -63,6 +66,7 @@ var listPetsTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: listPetsInputSchema,
+	Toolset:     "d",
 }
 
 // listPets calls GET /d.
@@ -78,6 +82,7 @@ var listPets2Tool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: listPets2InputSchema,
+	Toolset:     "e",
 }
 
 // listPets2 calls GET /e.
@@ -93,6 +98,7 @@ var listPets3Tool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: listPets3InputSchema,
+	Toolset:     "f",
 }
 
 // listPets3 calls GET /f.
@@ -108,6 +114,7 @@ var range_Tool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: range_InputSchema,
+	Toolset:     "g",
 }
 
 // range_ calls GET /g.
@@ -123,6 +130,7 @@ var op2faVerifyTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: op2faVerifyInputSchema,
+	Toolset:     "h",
 }
 
 // op2faVerify calls GET /h.
@@ -137,6 +145,8 @@ var postUsersUserIdOrdersTool = &mcpkit.Tool{
 	Description: "Calls POST /users/{userId}/orders.",
 	OpenWorld:   true,
 	InputSchema: postUsersUserIdOrdersInputSchema,
+	Toolset:     "users",
+	Writes:      true,
 }
 
 // postUsersUserIdOrders calls POST /users/{userId}/orders.
@@ -153,6 +163,7 @@ var getV1ItemsJsonTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getV1ItemsJsonInputSchema,
+	Toolset:     "items_json",
 }
 
 // getV1ItemsJson calls GET /v1/items-json.
@@ -168,6 +179,7 @@ var getV1ItemsJson2Tool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getV1ItemsJson2InputSchema,
+	Toolset:     "items_json",
 }
 
 // getV1ItemsJson2 calls GET /v1/items.json.

@@ -29,6 +29,9 @@ var API = mcpkit.API{
 	Schemes: []mcpkit.Scheme{
 		{Name: "key", Kind: mcpkit.APIKey, In: "header", ParamName: "X-Key", Env: "NOSERVERS_KEY"},
 	},
+	Toolsets: []mcpkit.Toolset{
+		{Name: "notes", Description: "Operations on /notes.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

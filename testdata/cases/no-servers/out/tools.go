@@ -21,6 +21,7 @@ var listNotesTool = &mcpkit.Tool{
 	OutputSchema: listNotesOutputSchema,
 	Security:     [][]string{{"key"}},
 	Wrap:         "items",
+	Toolset:      "notes",
 }
 
 // listNotes calls GET /notes.

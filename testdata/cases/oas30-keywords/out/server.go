@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "OAS30KEYWORDS",
 	DefaultBaseURL: "",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "widgets", Description: "Operations on /widgets.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

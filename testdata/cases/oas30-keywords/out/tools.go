@@ -18,6 +18,8 @@ var createWidgetTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  createWidgetInputSchema,
 	OutputSchema: createWidgetOutputSchema,
+	Toolset:      "widgets",
+	Writes:       true,
 }
 
 // createWidget calls POST /widgets.

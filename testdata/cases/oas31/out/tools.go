@@ -18,6 +18,8 @@ var logEventTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  logEventInputSchema,
 	OutputSchema: logEventOutputSchema,
+	Toolset:      "events",
+	Writes:       true,
 }
 
 // logEvent calls POST /events.

@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "OUTPUTSCHEMAS",
 	DefaultBaseURL: "https://shapes.example.test",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "orders", Description: "Operations on /orders.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -20,6 +20,7 @@ var listOrdersTool = &mcpkit.Tool{
 	InputSchema:  listOrdersInputSchema,
 	OutputSchema: listOrdersOutputSchema,
 	Wrap:         "items",
+	Toolset:      "orders",
 }
 
 // listOrders calls GET /orders.
@@ -35,6 +36,8 @@ var createOrderTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  createOrderInputSchema,
 	OutputSchema: createOrderOutputSchema,
+	Toolset:      "orders",
+	Writes:       true,
 }
 
 // createOrder calls POST /orders.
@@ -59,6 +62,7 @@ var countOrdersTool = &mcpkit.Tool{
 	InputSchema:  countOrdersInputSchema,
 	OutputSchema: countOrdersOutputSchema,
 	Wrap:         "value",
+	Toolset:      "orders",
 }
 
 // countOrders calls GET /orders/count.
@@ -75,6 +79,7 @@ var getOrderTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getOrderInputSchema,
 	OutputSchema: getOrderOutputSchema,
+	Toolset:      "orders",
 }
 
 // getOrder calls GET /orders/{id}.

@@ -26,6 +26,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "OUT",
 	DefaultBaseURL: "https://orders.example.test/v1",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "orders", Description: "Operations on /orders.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

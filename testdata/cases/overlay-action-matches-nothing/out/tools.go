@@ -22,6 +22,7 @@ var listOrdersTool = &mcpkit.Tool{
 	InputSchema:  listOrdersInputSchema,
 	OutputSchema: listOrdersOutputSchema,
 	Wrap:         "items",
+	Toolset:      "orders",
 }
 
 // listOrders calls GET /orders.

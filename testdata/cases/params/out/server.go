@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "PARAMS",
 	DefaultBaseURL: "",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "orgs", Description: "Operations on /orgs/{org}.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

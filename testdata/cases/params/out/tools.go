@@ -18,6 +18,8 @@ var setMembersTool = &mcpkit.Tool{
 	Idempotent:  true,
 	OpenWorld:   true,
 	InputSchema: setMembersInputSchema,
+	Toolset:     "orgs",
+	Writes:      true,
 }
 
 // setMembers calls PUT /orgs/{org}/members.
@@ -36,6 +38,8 @@ var updateRepoTool = &mcpkit.Tool{
 	Description: "Calls PATCH /orgs/{org}/repos/{repo-name}.",
 	OpenWorld:   true,
 	InputSchema: updateRepoInputSchema,
+	Toolset:     "orgs",
+	Writes:      true,
 }
 
 // updateRepo calls PATCH /orgs/{org}/repos/{repo-name}.

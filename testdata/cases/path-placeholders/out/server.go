@@ -25,6 +25,11 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "PATHPLACEHOLDERS",
 	DefaultBaseURL: "https://jobs.example.test",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "export", Description: "Operations on /export/{job_identifier}.", Default: true},
+		{Name: "files", Description: "Operations on /files/{file_id}/content.", Default: true},
+		{Name: "general", Description: "Operations on .", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

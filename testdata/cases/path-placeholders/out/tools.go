@@ -18,6 +18,7 @@ var getIndexTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getIndexInputSchema,
+	Toolset:     "general",
 }
 
 // getIndex calls GET /.
@@ -34,6 +35,7 @@ var getExportTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getExportInputSchema,
 	OutputSchema: getExportOutputSchema,
+	Toolset:      "export",
 }
 
 // getExport calls GET /export/{job_identifier}.
@@ -50,6 +52,7 @@ var getFileContentTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getFileContentInputSchema,
+	Toolset:     "files",
 }
 
 // getFileContent calls GET /files/{file_id}/content.

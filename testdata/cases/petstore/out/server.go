@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "PETSTORE",
 	DefaultBaseURL: "https://eu.petstore.example/v1",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "pets", Description: "Operations on /pets.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -20,6 +20,7 @@ var listPetsTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listPetsInputSchema,
 	OutputSchema: listPetsOutputSchema,
+	Toolset:      "pets",
 }
 
 // listPets calls GET /pets.
@@ -37,6 +38,8 @@ var createPetTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  createPetInputSchema,
 	OutputSchema: createPetOutputSchema,
+	Toolset:      "pets",
+	Writes:       true,
 }
 
 // createPet calls POST /pets.
@@ -57,6 +60,7 @@ var showPetByIdTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  showPetByIdInputSchema,
 	OutputSchema: showPetByIdOutputSchema,
+	Toolset:      "pets",
 }
 
 // showPetById calls GET /pets/{petId}.
@@ -75,6 +79,8 @@ var replacePetTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  replacePetInputSchema,
 	OutputSchema: replacePetOutputSchema,
+	Toolset:      "pets",
+	Writes:       true,
 }
 
 // replacePet calls PUT /pets/{petId}.
@@ -96,6 +102,8 @@ var deletePetTool = &mcpkit.Tool{
 	Idempotent:  true,
 	OpenWorld:   true,
 	InputSchema: deletePetInputSchema,
+	Toolset:     "pets",
+	Writes:      true,
 }
 
 // deletePet calls DELETE /pets/{petId}.

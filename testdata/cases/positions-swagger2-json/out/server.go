@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "POSITIONSSWAGGER2JSON",
 	DefaultBaseURL: "https://positions.example.test",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "things", Description: "Operations on /things.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -19,6 +19,8 @@ var replaceInTheCollectionOfThingsKeptForAccountTheCallerTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  replaceInTheCollectionOfThingsKeptForAccountTheCallerInputSchema,
 	OutputSchema: replaceInTheCollectionOfThingsKeptForAccountTheCallerOutputSchema,
+	Toolset:      "things",
+	Writes:       true,
 }
 
 // replaceInTheCollectionOfThingsKeptForAccountTheCaller calls PUT /things/{id}.
@@ -39,6 +41,7 @@ var getThingByNameTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getThingByNameInputSchema,
+	Toolset:     "things",
 }
 
 // getThingByName calls GET /things/{name}.

@@ -25,6 +25,13 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "RESPONSES",
 	DefaultBaseURL: "",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "count", Description: "Operations on /count.", Default: true},
+		{Name: "greeting", Description: "Operations on /greeting.", Default: true},
+		{Name: "names", Description: "Operations on /names.", Default: true},
+		{Name: "ping", Description: "Operations on /ping.", Default: true},
+		{Name: "readme", Description: "Operations on /readme.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

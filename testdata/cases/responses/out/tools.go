@@ -20,6 +20,7 @@ var countThingsTool = &mcpkit.Tool{
 	InputSchema:  countThingsInputSchema,
 	OutputSchema: countThingsOutputSchema,
 	Wrap:         "value",
+	Toolset:      "count",
 }
 
 // countThings calls GET /count.
@@ -37,6 +38,7 @@ var getGreetingTool = &mcpkit.Tool{
 	InputSchema:  getGreetingInputSchema,
 	OutputSchema: getGreetingOutputSchema,
 	Wrap:         "value",
+	Toolset:      "greeting",
 }
 
 // getGreeting calls GET /greeting.
@@ -54,6 +56,7 @@ var listNamesTool = &mcpkit.Tool{
 	InputSchema:  listNamesInputSchema,
 	OutputSchema: listNamesOutputSchema,
 	Wrap:         "items",
+	Toolset:      "names",
 }
 
 // listNames calls GET /names.
@@ -68,6 +71,8 @@ var pingTool = &mcpkit.Tool{
 	Description: "Calls POST /ping.",
 	OpenWorld:   true,
 	InputSchema: pingInputSchema,
+	Toolset:     "ping",
+	Writes:      true,
 }
 
 // ping calls POST /ping.
@@ -83,6 +88,7 @@ var getReadmeTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getReadmeInputSchema,
+	Toolset:     "readme",
 }
 
 // getReadme calls GET /readme.

@@ -34,6 +34,11 @@ var API = mcpkit.API{
 		{Name: "oauth", Kind: mcpkit.Bearer, Env: "SCOPED_OAUTH_TOKEN"},
 		{Name: "oidc", Kind: mcpkit.Bearer, Env: "SCOPED_OIDC_TOKEN"},
 	},
+	Toolsets: []mcpkit.Toolset{
+		{Name: "audit", Description: "Operations on /audit.", Default: true},
+		{Name: "items", Description: "Operations on /items.", Default: true},
+		{Name: "public", Description: "Operations on /public.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -21,6 +21,7 @@ var readAuditTool = &mcpkit.Tool{
 	InputSchema: readAuditInputSchema,
 	Security:    [][]string{{"oauth"}},
 	Scopes:      []string{"audit:read"},
+	Toolset:     "audit",
 }
 
 // readAudit calls GET /audit.
@@ -41,6 +42,8 @@ var listAndCreateTool = &mcpkit.Tool{
 		{Name: "list", ReadOnly: true, Security: [][]string{{"oauth"}}, Request: listAndCreateList},
 		{Name: "create", Security: [][]string{{"apiKey"}, {"oidc"}}, Request: listAndCreateCreate},
 	},
+	Toolset: "items",
+	Writes:  true,
 }
 
 // listAndCreate runs the steps in order.
@@ -68,6 +71,7 @@ var publicUnscopedTool = &mcpkit.Tool{
 	OpenWorld:   true,
 	InputSchema: publicUnscopedInputSchema,
 	Security:    [][]string{{"oauth"}},
+	Toolset:     "items",
 }
 
 // publicUnscoped calls GET /items.
@@ -84,6 +88,8 @@ var createItemTool = &mcpkit.Tool{
 	InputSchema: createItemInputSchema,
 	Security:    [][]string{{"apiKey"}, {"oidc"}},
 	Scopes:      []string{"items:read", "items:write"},
+	Toolset:     "items",
+	Writes:      true,
 }
 
 // createItem calls POST /items.
@@ -99,6 +105,7 @@ var getPublicTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getPublicInputSchema,
+	Toolset:     "public",
 }
 
 // getPublic calls GET /public.

@@ -37,6 +37,13 @@ var API = mcpkit.API{
 		{Name: "bearerAuth", Kind: mcpkit.Bearer, Env: "SECURITY_BEARER_AUTH_TOKEN"},
 		{Name: "oauth", Kind: mcpkit.Bearer, Env: "SECURITY_OAUTH_TOKEN"},
 	},
+	Toolsets: []mcpkit.Toolset{
+		{Name: "admin", Description: "Operations on /admin.", Default: true},
+		{Name: "legacy", Description: "Operations on /legacy.", Default: true},
+		{Name: "me", Description: "Operations on /me.", Default: true},
+		{Name: "public", Description: "Operations on /public.", Default: true},
+		{Name: "reports", Description: "Operations on /reports.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

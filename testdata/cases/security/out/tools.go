@@ -19,6 +19,7 @@ var getAdminTool = &mcpkit.Tool{
 	OpenWorld:   true,
 	InputSchema: getAdminInputSchema,
 	Security:    [][]string{{"apiKeyHeader", "apiKeyQuery"}, {"basicAuth"}},
+	Toolset:     "admin",
 }
 
 // getAdmin calls GET /admin.
@@ -34,6 +35,7 @@ var getLegacyTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getLegacyInputSchema,
+	Toolset:     "legacy",
 }
 
 // getLegacy calls GET /legacy.
@@ -50,6 +52,7 @@ var getMeTool = &mcpkit.Tool{
 	OpenWorld:   true,
 	InputSchema: getMeInputSchema,
 	Security:    [][]string{{"bearerAuth"}},
+	Toolset:     "me",
 }
 
 // getMe calls GET /me.
@@ -65,6 +68,7 @@ var getPublicTool = &mcpkit.Tool{
 	ReadOnly:    true,
 	OpenWorld:   true,
 	InputSchema: getPublicInputSchema,
+	Toolset:     "public",
 }
 
 // getPublic calls GET /public.
@@ -82,6 +86,7 @@ var getReportsTool = &mcpkit.Tool{
 	InputSchema: getReportsInputSchema,
 	Security:    [][]string{{"oauth"}},
 	Scopes:      []string{"reports:read"},
+	Toolset:     "reports",
 }
 
 // getReports calls GET /reports.

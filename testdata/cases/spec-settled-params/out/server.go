@@ -31,6 +31,13 @@ var API = mcpkit.API{
 		{Name: "bearer", Kind: mcpkit.Bearer, Env: "SPECSETTLEDPARAMS_BEARER_TOKEN"},
 		{Name: "queryToken", Kind: mcpkit.APIKey, In: "query", ParamName: "token", Env: "SPECSETTLEDPARAMS_QUERY_TOKEN"},
 	},
+	Toolsets: []mcpkit.Toolset{
+		{Name: "chat", Description: "Operations on /chat.", Default: true},
+		{Name: "messages", Description: "Operations on /messages.", Default: true},
+		{Name: "search", Description: "Operations on /search.", Default: true},
+		{Name: "sessions", Description: "Operations on /sessions.", Default: true},
+		{Name: "things", Description: "Operations on /things/{kind}.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

@@ -19,6 +19,7 @@ var getChatTool = &mcpkit.Tool{
 	OpenWorld:   true,
 	InputSchema: getChatInputSchema,
 	Security:    [][]string{{"bearer"}},
+	Toolset:     "chat",
 }
 
 // getChat calls GET /chat.
@@ -36,6 +37,8 @@ var postMessageTool = &mcpkit.Tool{
 	OpenWorld:   true,
 	InputSchema: postMessageInputSchema,
 	Security:    [][]string{{"queryToken"}},
+	Toolset:     "messages",
+	Writes:      true,
 }
 
 // postMessage calls POST /messages.
@@ -55,6 +58,7 @@ var searchTool = &mcpkit.Tool{
 	OpenWorld:   true,
 	InputSchema: searchInputSchema,
 	Security:    [][]string{{"queryToken"}},
+	Toolset:     "search",
 }
 
 // search calls GET /search.
@@ -72,6 +76,7 @@ var listSessionsTool = &mcpkit.Tool{
 	OpenWorld:   true,
 	InputSchema: listSessionsInputSchema,
 	Security:    [][]string{{"bearer"}},
+	Toolset:     "sessions",
 }
 
 // listSessions calls GET /sessions.
@@ -89,6 +94,7 @@ var getThingTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getThingInputSchema,
 	OutputSchema: getThingOutputSchema,
+	Toolset:      "things",
 }
 
 // getThing calls GET /things/{kind}.

@@ -25,6 +25,9 @@ var API = mcpkit.API{
 	Instructions:   "",
 	EnvPrefix:      "SWAGGER2",
 	DefaultBaseURL: "https://files.example.test/v2",
+	Toolsets: []mcpkit.Toolset{
+		{Name: "files", Description: "Operations on /files.", Default: true},
+	},
 }
 
 // Register adds every tool of the server to s.

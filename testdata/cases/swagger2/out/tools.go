@@ -20,6 +20,7 @@ var listFilesTool = &mcpkit.Tool{
 	InputSchema:  listFilesInputSchema,
 	OutputSchema: listFilesOutputSchema,
 	Wrap:         "items",
+	Toolset:      "files",
 }
 
 // listFiles calls GET /files.
@@ -39,6 +40,8 @@ var uploadFileTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  uploadFileInputSchema,
 	OutputSchema: uploadFileOutputSchema,
+	Toolset:      "files",
+	Writes:       true,
 }
 
 // uploadFile calls POST /files.
@@ -57,6 +60,8 @@ var renameFileTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  renameFileInputSchema,
 	OutputSchema: renameFileOutputSchema,
+	Toolset:      "files",
+	Writes:       true,
 }
 
 // renameFile calls POST /files/{id}/rename.
