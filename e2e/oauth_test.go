@@ -312,3 +312,38 @@ func TestOAuthRequiredScopes(t *testing.T) {
 	_, body := probe(t, srv, "/.well-known/oauth-protected-resource/mcp")
 	contains(t, body, `"resource":"`+backofficeAudience+`"`, `"mcp:use"`)
 }
+
+// TestOAuthScopesInDynamicMode: the token's scopes are a rule of the same
+// selection as --read-only, so the discovery tools neither find, describe
+// nor call a tool the token lacks a scope for, and nothing reaches the
+// backend; a token with the scope calls it through call_tool.
+func TestOAuthScopesInDynamicMode(t *testing.T) {
+	for _, sv := range backofficeServers() {
+		t.Run(sv.kind, func(t *testing.T) {
+			iss := oidctest.Start(t)
+			rig := newShop(t)
+			bin, pre := sv.command(t)
+			srv := testkit.RunHTTP(t, bin, oauthEnv(rig, iss), append(pre, "--stateless", "--dynamic")...)
+			keys := iss.Keys()
+
+			reader := srv.Connect(t, withToken(customerToken(t, iss, keys[0], "orders:read")), nil)
+			eq(t, "start", strings.Join(toolNames(t, reader), ","), metaTools)
+			text := testkit.Text(reader.Call(t, "search_tools", map[string]any{"query": "refund"}))
+			if strings.Contains(text, "quote_refund") || strings.Contains(text, "refund_items") {
+				t.Fatalf("search shows tools the token lacks scopes for: %s", text)
+			}
+			eq(t, "toolsets without scope", strings.Contains(testkit.Text(reader.Call(t, "list_toolsets", nil)), "refunds"), false)
+			res := reader.Call(t, "describe_tool", map[string]any{"name": "quote_refund"})
+			eq(t, "describe refused", res.IsError, true)
+			res = reader.Call(t, "call_tool", map[string]any{"name": "quote_refund", "arguments": map[string]any{"order_id": "5531", "line_item_ids": []string{"li_2"}}})
+			eq(t, "call_tool refused", res.IsError, true)
+			contains(t, testkit.Text(res), "does not grant the scopes refunds:write, which quote_refund needs")
+			eq(t, "backend calls", len(rig.shop.Calls()), 0)
+
+			writer := srv.Connect(t, withToken(customerToken(t, iss, keys[1], allBackofficeScopes)), nil)
+			res = writer.Call(t, "call_tool", map[string]any{"name": "quote_refund", "arguments": map[string]any{"order_id": "5531", "line_item_ids": []string{"li_2"}}})
+			eq(t, "call_tool with the scope: isError", res.IsError, false)
+			eq(t, "backend calls", len(rig.shop.Calls()), 1)
+		})
+	}
+}
