@@ -132,6 +132,9 @@ type Config struct {
 	// ReadyChecks are more checks of /readyz (HTTP mode), besides the
 	// backend and a quote store that can be pinged (see health.go).
 	ReadyChecks []ReadyCheck
+	// Telemetry receives traces and metrics (telemetry.go); nil: none.
+	// Run sets it from the OTEL_* environment (TelemetryFromEnv).
+	Telemetry *Telemetry
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 }
@@ -163,6 +166,8 @@ type Runtime struct {
 	// stdioSession names the one session a stdio server serves, in the
 	// audit log (see Call.sessionID).
 	stdioSession string
+	// tel records traces and metrics; nil without Config.Telemetry.
+	tel *telemetry
 }
 
 func (k *Runtime) now() time.Time { return k.cfg.Now() }
@@ -282,6 +287,12 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 		cfg.Audit = cfg.Log
 	}
 	k.auditOut = &auditWriter{w: cfg.Audit}
+	if k.tel, err = newTelemetry(cfg.Telemetry); err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	if k.tel != nil {
+		k.reportTelemetryErrors()
+	}
 	k.startWarnings()
 	return k, nil
 }

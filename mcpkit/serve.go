@@ -148,11 +148,17 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	defer shared.close()
-	server, k, err := NewServer(api, cfg, register)
-	if err != nil {
+	if cfg.Telemetry, err = TelemetryFromEnv(api.Name, api.Version); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", api.Name, err)
 		return 2
 	}
+	server, k, err := NewServer(api, cfg, register)
+	if err != nil {
+		cfg.Telemetry.Shutdown(context.Background())
+		fmt.Fprintf(stderr, "%s: %v\n", api.Name, err)
+		return 2
+	}
+	defer k.flushTelemetry()
 	shared.started(k, api)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

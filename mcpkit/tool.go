@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Tool is the static description of one generated tool.
@@ -125,6 +126,10 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		start := time.Now()
 		ctx, running := k.ops.calls.begin(ctx, t.Name, start)
 		defer k.ops.calls.end(running) // after the audit record below
+		var span trace.Span
+		if k.tel != nil {
+			ctx, span = k.tel.startCall(ctx, req, t.Name)
+		}
 		var c *Call
 		defer func() {
 			if r := recover(); r != nil {
@@ -140,6 +145,9 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 				// structuredContent fitted to the output schema.
 				res = c.finish(res)
 				k.writeAudit(c, res, start)
+			}
+			if span != nil {
+				k.tel.record(span, c, res, t.Name, time.Since(start))
 			}
 		}()
 		var bad *mcp.CallToolResult
