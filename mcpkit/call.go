@@ -44,6 +44,9 @@ type Call struct {
 	// kept for the audit record of arguments that could not be decoded.
 	rawArgs     int
 	argsPreview string
+	// quoteID names the stored quote a confirm call loaded (its span
+	// names it, whatever the call then does).
+	quoteID string
 }
 
 // Value is an argument as the model gave it; Set is false when absent.

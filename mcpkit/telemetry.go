@@ -187,8 +187,11 @@ func (tel *telemetry) record(span trace.Span, c *Call, res *mcp.CallToolResult, 
 		if a.Rule > 0 {
 			attrs = append(attrs, keyErrorRule.Int(a.Rule-1))
 		}
-		if a.Quote != nil {
-			attrs = append(attrs, keyQuoteID.String(red(a.Quote.ID)))
+		if id := c.quoteID; a.Quote != nil || id != "" {
+			if a.Quote != nil {
+				id = a.Quote.ID
+			}
+			attrs = append(attrs, keyQuoteID.String(red(id)))
 		}
 		if a.Approval != "" {
 			attrs = append(attrs, keyApproval.String(red(a.Approval)))
