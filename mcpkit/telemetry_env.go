@@ -9,12 +9,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // TelemetryFromEnv sets up OTLP export (http/protobuf) as the standard
@@ -37,52 +31,23 @@ func TelemetryFromEnv(service, version string) (*Telemetry, error) {
 }
 
 func telemetryFromEnv(getenv func(string) string, service, version string) (*Telemetry, error) {
+	traces, metrics, err := telemetryWanted(getenv)
+	if err != nil || !traces && !metrics {
+		return nil, err
+	}
+	return startOTLP(traces, metrics, service, version)
+}
+
+// telemetryWanted reads which signals the environment asks to export.
+func telemetryWanted(getenv func(string) string) (traces, metrics bool, err error) {
 	if disabled := strings.TrimSpace(getenv("OTEL_SDK_DISABLED")); strings.EqualFold(disabled, "true") {
-		return nil, nil
+		return false, false, nil
 	}
-	traces, err := exporterWanted(getenv, "TRACES")
-	if err != nil {
-		return nil, err
+	if traces, err = exporterWanted(getenv, "TRACES"); err != nil {
+		return false, false, err
 	}
-	metrics, err := exporterWanted(getenv, "METRICS")
-	if err != nil {
-		return nil, err
-	}
-	if !traces && !metrics {
-		return nil, nil
-	}
-	ctx := context.Background()
-	attrs := []attribute.KeyValue{attribute.String("service.name", service)}
-	if version != "" {
-		attrs = append(attrs, attribute.String("service.version", version))
-	}
-	// The environment's OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES come
-	// last, so they win.
-	res, err := resource.New(ctx, resource.WithAttributes(attrs...), resource.WithTelemetrySDK(), resource.WithFromEnv())
-	if err != nil {
-		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %w", err)
-	}
-	t := &Telemetry{}
-	if traces {
-		exp, err := otlptracehttp.New(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("the OTLP trace exporter: %w", err)
-		}
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-		t.TracerProvider = tp
-		t.shutdown = append(t.shutdown, tp.Shutdown)
-	}
-	if metrics {
-		exp, err := otlpmetrichttp.New(ctx)
-		if err != nil {
-			t.Shutdown(ctx)
-			return nil, fmt.Errorf("the OTLP metric exporter: %w", err)
-		}
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)), sdkmetric.WithResource(res))
-		t.MeterProvider = mp
-		t.shutdown = append(t.shutdown, mp.Shutdown)
-	}
-	return t, nil
+	metrics, err = exporterWanted(getenv, "METRICS")
+	return traces, metrics, err
 }
 
 // exporterWanted reads OTEL_<SIGNAL>_EXPORTER: otlp (on), none (off), or,
