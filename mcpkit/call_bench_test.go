@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // BenchmarkCall is one tools/call through go-sdk's in-memory transport to
@@ -17,6 +20,15 @@ import (
 // commit's otel=off with another commit's).
 func BenchmarkCall(b *testing.B) {
 	b.Run("otel=off", func(b *testing.B) { benchmarkCall(b, Config{}) })
+	// The SDK as TelemetryFromEnv sets it up (a batching span processor, a
+	// metric reader), with an exporter that drops what it is given: what
+	// recording costs a call, without the network.
+	b.Run("otel=on", func(b *testing.B) {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		defer tp.Shutdown(context.Background())
+		benchmarkCall(b, Config{Telemetry: &Telemetry{TracerProvider: tp, MeterProvider: mp}})
+	})
 }
 
 func benchmarkCall(b *testing.B, cfg Config) {
