@@ -8,7 +8,9 @@
 #
 # run in turn, ROUNDS times (A B C A B C …, so that a drift of the machine's
 # speed hits each alike), each round CALLS calls. Prints the median ns/op
-# of each and the ratios off÷baseline and on÷off as a Markdown table.
+# of each and, as a Markdown table, the ratios off÷baseline and on÷off:
+# the median of the rounds' ratios (each round's pair ran back to back, so
+# a load that comes and goes moves both sides of a ratio alike).
 #
 #   bash bench/telemetry.sh [BASELINE] [ROUNDS] [CALLS]
 #
@@ -47,10 +49,14 @@ off=$(median "$work/head-off")
 on=$(median "$work/head-on")
 spread() { sort -n "$1" | awk '{v[NR]=$1} END {printf "%.0f–%.0f", v[1]/1000, v[NR]/1000}'; }
 
+ratio() { paste "$1" "$2" | awk '{print $1/$2}' >"$work/ratio"; median "$work/ratio"; }
+offRatio=$(ratio "$work/head-off" "$work/base-off")
+onRatio=$(ratio "$work/head-on" "$work/head-off")
+
 cat <<EOF
-| tools/call in process (mcpkit BenchmarkCall, $rounds rounds of $calls calls, median) | µs/call | range | ratio |
+| tools/call in process (mcpkit BenchmarkCall, $rounds rounds of $calls calls) | µs/call, median | range | ratio, median of the rounds' |
 |---|---|---|---|
 | before telemetry ($baseline) | $(awk -v v="$base" 'BEGIN{printf "%.1f", v/1000}') | $(spread "$work/base-off") | — |
-| telemetry off (no OTEL_* set) | $(awk -v v="$off" 'BEGIN{printf "%.1f", v/1000}') | $(spread "$work/head-off") | off ÷ before: $(awk -v a="$off" -v b="$base" 'BEGIN{printf "%.3f", a/b}') |
-| telemetry on (SDK recording, export dropped) | $(awk -v v="$on" 'BEGIN{printf "%.1f", v/1000}') | $(spread "$work/head-on") | on ÷ off: $(awk -v a="$on" -v b="$off" 'BEGIN{printf "%.3f", a/b}') |
+| telemetry off (no OTEL_* set) | $(awk -v v="$off" 'BEGIN{printf "%.1f", v/1000}') | $(spread "$work/head-off") | off ÷ before: $(printf %.3f "$offRatio") |
+| telemetry on (SDK recording, export dropped) | $(awk -v v="$on" 'BEGIN{printf "%.1f", v/1000}') | $(spread "$work/head-on") | on ÷ off: $(printf %.3f "$onRatio") |
 EOF
