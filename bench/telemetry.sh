@@ -32,31 +32,39 @@ git -C "$root" worktree add --detach "$work/baseline" "$baseline" >/dev/null 2>&
 (cd "$work/baseline" && go test -c -o "$work/base.test" ./mcpkit)
 (cd "$root" && go test -c -o "$work/head.test" ./mcpkit)
 
-run() { # binary variant → ns/op
-  "$1" -test.run '^$' -test.bench "^BenchmarkCall/otel=$2\$" -test.benchtime "${calls}x" -test.count 1 |
-    awk '/^BenchmarkCall/ {print $3}'
+# run BINARY VARIANT NAME: appends the run's wall ns/op to $work/NAME and
+# its CPU (user + system, of the whole process: server, client and backend
+# goroutines, over the calls and its short start) per call in ns to
+# $work/NAME.cpu. CPU time moves far less than wall time when other work
+# shares the machine.
+run() {
+  local out cpu
+  out=$(mktemp)
+  cpu=$( { TIMEFORMAT='%U %S'; time "$1" -test.run '^$' -test.bench "^BenchmarkCall/otel=$2\$" \
+    -test.benchtime "${calls}x" -test.count 1 >"$out"; } 2>&1)
+  awk '/^BenchmarkCall/ {print $3}' "$out" >>"$work/$3"
+  echo "$cpu" | awk -v n="$calls" '{printf "%.0f\n", ($1 + $2) * 1e9 / n}' >>"$work/$3.cpu"
+  rm -f "$out"
 }
 
 for i in $(seq "$rounds"); do
-  run "$work/base.test" off >>"$work/base-off"
-  run "$work/head.test" off >>"$work/head-off"
-  run "$work/head.test" on >>"$work/head-on"
+  run "$work/base.test" off base-off
+  run "$work/head.test" off head-off
+  run "$work/head.test" on head-on
 done
 
 median() { sort -n "$1" | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
-base=$(median "$work/base-off")
-off=$(median "$work/head-off")
-on=$(median "$work/head-on")
-spread() { sort -n "$1" | awk '{v[NR]=$1} END {printf "%.0f–%.0f", v[1]/1000, v[NR]/1000}'; }
-
+us() { awk -v v="$1" 'BEGIN{printf "%.1f", v/1000}'; }
 ratio() { paste "$1" "$2" | awk '{print $1/$2}' >"$work/ratio"; median "$work/ratio"; }
-offRatio=$(ratio "$work/head-off" "$work/base-off")
-onRatio=$(ratio "$work/head-on" "$work/head-off")
+spread() { sort -n "$1" | awk '{v[NR]=$1} END {printf "%.0f–%.0f", v[1]/1000, v[NR]/1000}'; }
+row() { # label file [ratio label, other file]
+  printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$(us "$(median "$work/$2")")" "$(spread "$work/$2")" \
+    "$(us "$(median "$work/$2.cpu")")" "$(spread "$work/$2.cpu")" \
+    "${3:+$3 $(printf %.3f "$(ratio "$work/$2" "$work/$4")") wall, $(printf %.3f "$(ratio "$work/$2.cpu" "$work/$4.cpu")") CPU}"
+}
 
-cat <<EOF
-| tools/call in process (mcpkit BenchmarkCall, $rounds rounds of $calls calls) | µs/call, median | range | ratio, median of the rounds' |
-|---|---|---|---|
-| before telemetry ($baseline) | $(awk -v v="$base" 'BEGIN{printf "%.1f", v/1000}') | $(spread "$work/base-off") | — |
-| telemetry off (no OTEL_* set) | $(awk -v v="$off" 'BEGIN{printf "%.1f", v/1000}') | $(spread "$work/head-off") | off ÷ before: $(printf %.3f "$offRatio") |
-| telemetry on (SDK recording, export dropped) | $(awk -v v="$on" 'BEGIN{printf "%.1f", v/1000}') | $(spread "$work/head-on") | on ÷ off: $(printf %.3f "$onRatio") |
-EOF
+echo "| tools/call in process (mcpkit BenchmarkCall, $rounds rounds of $calls calls) | wall µs/call, median | range | CPU µs/call, median | range | ratio (median of the rounds' ratios) |"
+echo "|---|---|---|---|---|---|"
+row "before telemetry ($baseline)" base-off
+row "telemetry off (no OTEL_* set)" head-off "off ÷ before:" base-off
+row "telemetry on (SDK recording, export dropped)" head-on "on ÷ off:" head-off
