@@ -1,13 +1,19 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -296,6 +302,96 @@ func TestTelemetryCollectorRefuses(t *testing.T) {
 			code, out := runServer(t, sv, append(env, "OTEL_TRACES_EXPORTER=console"))
 			if code != 2 || !strings.Contains(out, "OTEL_TRACES_EXPORTER=console: this server exports to OTLP only") {
 				t.Errorf("console exporter: exit %d: %s", code, out)
+			}
+		})
+	}
+}
+
+// TestTelemetryStdoutIsProtocol: over stdio, with telemetry on and a
+// collector refusing every export, each line the server writes on stdout
+// is a JSON-RPC message, from start to exit (the flush at exit included);
+// the export errors are on stderr. Generated and served.
+func TestTelemetryStdoutIsProtocol(t *testing.T) {
+	for _, sv := range backofficeServers() {
+		t.Run(sv.kind, func(t *testing.T) {
+			rx := newOTLPReceiver(t, http.StatusBadRequest)
+			rig := newShop(t)
+			bin, pre := sv.command(t)
+			cmd := exec.Command(bin, pre...)
+			cmd.Env = append(os.Environ(), "BACKOFFICE_BASE_URL="+rig.url, "BACKOFFICE_CUSTOMER_ID="+backend.Wang,
+				"OTEL_EXPORTER_OTLP_ENDPOINT="+rx.url, "OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_METRIC_EXPORT_INTERVAL=100",
+				"OTEL_METRICS_EXPORTER=", "OTEL_TRACES_EXPORTER=", "OTEL_SDK_DISABLED=")
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			lines := make(chan string, 16)
+			go func() {
+				sc := bufio.NewScanner(stdout)
+				sc.Buffer(nil, 1<<20)
+				for sc.Scan() {
+					lines <- sc.Text()
+				}
+				close(lines)
+			}()
+			var out []string
+			await := func(id string) {
+				t.Helper()
+				for {
+					select {
+					case l, ok := <-lines:
+						if !ok {
+							t.Fatalf("stdout closed before the answer to %s; stderr:\n%s", id, stderr.String())
+						}
+						out = append(out, l)
+						if strings.Contains(l, `"id":`+id+`,`) || strings.HasSuffix(l, `"id":`+id+`}`) {
+							return
+						}
+					case <-time.After(20 * time.Second):
+						t.Fatalf("no answer to %s", id)
+					}
+				}
+			}
+			io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+			await("1")
+			io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+			for i, id := range []string{"2", "3", "4"} {
+				io.WriteString(stdin, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"get_order","arguments":{"order_id":"5531"},"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b716920333`+strconv.Itoa(i)+`-01"}}}`+"\n")
+				await(id)
+				time.Sleep(150 * time.Millisecond) // an export fails meanwhile
+			}
+			stdin.Close()
+			for l := range lines {
+				out = append(out, l)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				t.Fatal("the server did not exit after stdin closed")
+			}
+			for _, l := range out {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(l), &m); err != nil || m["jsonrpc"] != "2.0" {
+					t.Errorf("stdout line that is not a JSON-RPC message: %q", l)
+				}
+			}
+			if len(out) != 4 {
+				t.Errorf("%d lines on stdout, want the 4 answers: %q", len(out), out)
+			}
+			if !strings.Contains(stderr.String(), `"msg":"telemetry not exported`) {
+				t.Errorf("no export error on stderr:\n%s", stderr.String())
 			}
 		})
 	}

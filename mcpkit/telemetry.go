@@ -245,7 +245,7 @@ func (tel *telemetry) record(span trace.Span, c *Call, res *mcp.CallToolResult, 
 	case "asked":
 		tel.approvalsAsked.Add(ctx, 1, byTool)
 	case "decline", "cancel":
-		tel.approvalsDeclined.Add(ctx, 1, metric.WithAttributes(keyToolName.String(tool), attribute.String("tailor.approval", a.Approval)))
+		tel.approvalsDeclined.Add(ctx, 1, metric.WithAttributes(keyToolName.String(tool), keyApproval.String(a.Approval)))
 	}
 }
 
@@ -279,10 +279,7 @@ func endRequest(span trace.Span, resp response) {
 	switch {
 	case resp.err != nil:
 		kind := "connection"
-		var be *buildError
 		switch {
-		case errors.As(resp.err, &be):
-			kind = "not built"
 		case isTimeout(resp.err):
 			kind = "timeout"
 		case errors.Is(resp.err, context.Canceled):
