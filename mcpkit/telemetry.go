@@ -142,9 +142,10 @@ func (m metaCarrier) Keys() []string {
 	return keys
 }
 
-// startCall starts the span of a tools/call: a child of the trace context
-// the client put in _meta, else of the MCP HTTP request's traceparent
-// header (a gateway's), else a new trace.
+// startCall starts the span of a tools/call of the tool named name
+// (redacted): a child of the trace context the client put in _meta, else
+// of the MCP HTTP request's traceparent header (a gateway's), else a new
+// trace.
 func (tel *telemetry) startCall(ctx context.Context, req *mcp.CallToolRequest, name string) (context.Context, trace.Span) {
 	var carrier propagation.TextMapCarrier
 	if req != nil && req.Params != nil && req.Params.Meta != nil {
@@ -164,7 +165,8 @@ func (tel *telemetry) startCall(ctx context.Context, req *mcp.CallToolRequest, n
 
 // record ends a call's span and counts it: the one place telemetry reads a
 // finished call, from what its audit record holds. c is nil when the call
-// never started (a panic before its arguments were read).
+// never started (a panic before its arguments were read); tool is the
+// tool's name, redacted.
 func (tel *telemetry) record(span trace.Span, c *Call, res *mcp.CallToolResult, tool string, elapsed time.Duration) {
 	outcome, interrupted := "no result", ""
 	var a *audit
@@ -174,7 +176,6 @@ func (tel *telemetry) record(span trace.Span, c *Call, res *mcp.CallToolResult, 
 		a = &c.audit
 		red = c.redactor().String
 	}
-	tool = red(tool)
 	attrs := []attribute.KeyValue{keyOutcome.String(outcome)}
 	if a != nil {
 		if len(a.Said) > 0 {

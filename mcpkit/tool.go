@@ -122,13 +122,19 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 	if output != nil {
 		def.OutputSchema = objectRoot
 	}
+	// The tool's name as spans and metrics record it (redacted, as
+	// anything recorded is), worked out once.
+	var recorded string
+	if k.tel != nil {
+		recorded = k.redact(t.Name)
+	}
 	s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		ctx, running := k.ops.calls.begin(ctx, t.Name, start)
 		defer k.ops.calls.end(running) // after the audit record below
 		var span trace.Span
 		if k.tel != nil {
-			ctx, span = k.tel.startCall(ctx, req, t.Name)
+			ctx, span = k.tel.startCall(ctx, req, recorded)
 		}
 		var c *Call
 		defer func() {
@@ -147,7 +153,7 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 				k.writeAudit(c, res, start)
 			}
 			if span != nil {
-				k.tel.record(span, c, res, t.Name, time.Since(start))
+				k.tel.record(span, c, res, recorded, time.Since(start))
 			}
 		}()
 		var bad *mcp.CallToolResult
