@@ -275,10 +275,12 @@ func TestTelemetryExport(t *testing.T) {
 	}
 }
 
-// TestTelemetryCollectorRefuses: a collector that refuses every export
-// costs the calls nothing and the log one line per 30 s, on stderr; stdout
-// carries only the protocol (the client reads it). A bad OTEL_* setting
-// stops the server at start, naming it.
+// TestTelemetryCollectorRefuses: over stdio, with telemetry on and a
+// collector refusing every export, each line the server writes on stdout
+// is a JSON-RPC message, from start to exit (the flush at exit included);
+// the calls are answered; the export errors are on stderr, one line per
+// 30 s while it runs. A bad OTEL_* setting stops the server at start,
+// naming it. Generated and served.
 func TestTelemetryCollectorRefuses(t *testing.T) {
 	for _, sv := range backofficeServers() {
 		t.Run(sv.kind, func(t *testing.T) {
@@ -286,41 +288,10 @@ func TestTelemetryCollectorRefuses(t *testing.T) {
 			rig := newShop(t)
 			bin, pre := sv.command(t)
 			env := []string{"BACKOFFICE_BASE_URL=" + rig.url, "BACKOFFICE_CUSTOMER_ID=" + backend.Wang,
-				"OTEL_EXPORTER_OTLP_ENDPOINT=" + rx.url, "OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_METRIC_EXPORT_INTERVAL=100", "OTEL_METRICS_EXPORTER=", "OTEL_TRACES_EXPORTER="}
-			srv := testkit.StartStdio(t, bin, env, pre...)
-			for i := 0; i < 8; i++ {
-				if res := srv.Call(t, "get_order", map[string]any{"order_id": "5531"}); res.IsError {
-					t.Fatalf("get_order: %s", testkit.Text(res))
-				}
-				time.Sleep(60 * time.Millisecond)
-			}
-			stderr := srv.WaitStderr(t, "an export error", func(s string) bool { return strings.Contains(s, `"msg":"telemetry not exported"`) })
-			if n := strings.Count(stderr, `"msg":"telemetry not exported"`); n != 1 {
-				t.Errorf("%d export error lines in under a second, want 1:\n%s", n, stderr)
-			}
-
-			code, out := runServer(t, sv, append(env, "OTEL_TRACES_EXPORTER=console"))
-			if code != 2 || !strings.Contains(out, "OTEL_TRACES_EXPORTER=console: this server exports to OTLP only") {
-				t.Errorf("console exporter: exit %d: %s", code, out)
-			}
-		})
-	}
-}
-
-// TestTelemetryStdoutIsProtocol: over stdio, with telemetry on and a
-// collector refusing every export, each line the server writes on stdout
-// is a JSON-RPC message, from start to exit (the flush at exit included);
-// the export errors are on stderr. Generated and served.
-func TestTelemetryStdoutIsProtocol(t *testing.T) {
-	for _, sv := range backofficeServers() {
-		t.Run(sv.kind, func(t *testing.T) {
-			rx := newOTLPReceiver(t, http.StatusBadRequest)
-			rig := newShop(t)
-			bin, pre := sv.command(t)
+				"OTEL_EXPORTER_OTLP_ENDPOINT=" + rx.url, "OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_METRIC_EXPORT_INTERVAL=100",
+				"OTEL_METRICS_EXPORTER=", "OTEL_TRACES_EXPORTER=", "OTEL_SDK_DISABLED="}
 			cmd := exec.Command(bin, pre...)
-			cmd.Env = append(os.Environ(), "BACKOFFICE_BASE_URL="+rig.url, "BACKOFFICE_CUSTOMER_ID="+backend.Wang,
-				"OTEL_EXPORTER_OTLP_ENDPOINT="+rx.url, "OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_METRIC_EXPORT_INTERVAL=100",
-				"OTEL_METRICS_EXPORTER=", "OTEL_TRACES_EXPORTER=", "OTEL_SDK_DISABLED=")
+			cmd.Env = append(os.Environ(), env...)
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -390,8 +361,16 @@ func TestTelemetryStdoutIsProtocol(t *testing.T) {
 			if len(out) != 4 {
 				t.Errorf("%d lines on stdout, want the 4 answers: %q", len(out), out)
 			}
-			if !strings.Contains(stderr.String(), `"msg":"telemetry not exported`) {
-				t.Errorf("no export error on stderr:\n%s", stderr.String())
+			if n := strings.Count(stderr.String(), `"msg":"telemetry not exported"`); n != 1 {
+				t.Errorf("%d export error lines in under a second, want 1:\n%s", n, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), `"msg":"telemetry not exported at exit"`) {
+				t.Errorf("the flush at exit failed silently:\n%s", stderr.String())
+			}
+
+			code, errs := runServer(t, sv, append(env, "OTEL_TRACES_EXPORTER=console"))
+			if code != 2 || !strings.Contains(errs, "OTEL_TRACES_EXPORTER=console: this server exports to OTLP only") {
+				t.Errorf("console exporter: exit %d: %s", code, errs)
 			}
 		})
 	}
