@@ -14,8 +14,8 @@
 #
 #   bash bench/telemetry.sh [BASELINE] [ROUNDS] [CALLS]
 #
-# BASELINE defaults to the commit that added BenchmarkCall, just before
-# telemetry. `make bench` runs it after the comparison with the alternative.
+# BASELINE defaults to the commit just before telemetry (this
+# call_bench_test.go is copied there, so both sides run the same benchmark). `make bench` runs it after the comparison with the alternative.
 set -euo pipefail
 
 baseline="${1:-c452c68}"
@@ -29,22 +29,18 @@ mkdir -p "$work"
 trap 'git -C "$root" worktree remove --force "$work/baseline" >/dev/null 2>&1 || true' EXIT
 
 git -C "$root" worktree add --detach "$work/baseline" "$baseline" >/dev/null 2>&1
+# The same benchmark code on both sides: only mcpkit differs.
+cp "$root/mcpkit/call_bench_test.go" "$work/baseline/mcpkit/call_bench_test.go"
 (cd "$work/baseline" && go test -c -o "$work/base.test" ./mcpkit)
 (cd "$root" && go test -c -o "$work/head.test" ./mcpkit)
 
 # run BINARY VARIANT NAME: appends the run's wall ns/op to $work/NAME and
-# its CPU (user + system, of the whole process: server, client and backend
-# goroutines, over the calls and its short start) per call in ns to
+# its CPU ns/op (the whole process's user + system time over the calls) to
 # $work/NAME.cpu. CPU time moves far less than wall time when other work
 # shares the machine.
 run() {
-  local out cpu
-  out=$(mktemp)
-  cpu=$( { TIMEFORMAT='%U %S'; time "$1" -test.run '^$' -test.bench "^BenchmarkCall/otel=$2\$" \
-    -test.benchtime "${calls}x" -test.count 1 >"$out"; } 2>&1)
-  awk '/^BenchmarkCall/ {print $3}' "$out" >>"$work/$3"
-  echo "$cpu" | awk -v n="$calls" '{printf "%.0f\n", ($1 + $2) * 1e9 / n}' >>"$work/$3.cpu"
-  rm -f "$out"
+  "$1" -test.run '^$' -test.bench "^BenchmarkCall/otel=$2\$" -test.benchtime "${calls}x" -test.count 1 |
+    awk -v wall="$work/$3" -v cpu="$work/$3.cpu" '/^BenchmarkCall/ {print $3 >>wall; print $5 >>cpu}'
 }
 
 for i in $(seq "$rounds"); do
