@@ -6,6 +6,10 @@
 #   otel=off here          telemetry compiled in, no OTEL_* set (Config.Telemetry nil)
 #   otel=on  here          the SDK recording every span and metric, exporter dropping them
 #
+# and the first two again with the garbage collector off (GOGC=off: the
+# code path alone; with the collector on, its idle-time mark workers take
+# CPU by the machine's other load and move the figures by several percent)
+#
 # run in turn, ROUNDS times (A B C A B C …, so that a drift of the machine's
 # speed hits each alike), each round CALLS calls. Prints the median ns/op
 # of each and, as a Markdown table, the ratios off÷baseline and on÷off:
@@ -15,7 +19,9 @@
 #   bash bench/telemetry.sh [BASELINE] [ROUNDS] [CALLS]
 #
 # BASELINE defaults to the commit just before telemetry (this
-# call_bench_test.go is copied there, so both sides run the same benchmark). `make bench` runs it after the comparison with the alternative.
+# call_bench_test.go is copied there, so both sides run the same
+# benchmark). `make bench` runs it after the comparison with the
+# alternative.
 set -euo pipefail
 
 baseline="${1:-c452c68}"
@@ -39,7 +45,7 @@ cp "$root/mcpkit/call_bench_test.go" "$work/baseline/mcpkit/call_bench_test.go"
 # $work/NAME.cpu. CPU time moves far less than wall time when other work
 # shares the machine.
 run() {
-  "$1" -test.run '^$' -test.bench "^BenchmarkCall/otel=$2\$" -test.benchtime "${calls}x" -test.count 1 |
+  env ${GC:+GOGC=$GC} "$1" -test.run '^$' -test.bench "^BenchmarkCall/otel=$2\$" -test.benchtime "${calls}x" -test.count 1 |
     awk -v wall="$work/$3" -v cpu="$work/$3.cpu" '/^BenchmarkCall/ {print $3 >>wall; print $5 >>cpu}'
 }
 
@@ -47,6 +53,8 @@ for i in $(seq "$rounds"); do
   run "$work/base.test" off base-off
   run "$work/head.test" off head-off
   run "$work/head.test" on head-on
+  GC=off run "$work/base.test" off base-off-nogc
+  GC=off run "$work/head.test" off head-off-nogc
 done
 
 median() { sort -n "$1" | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
@@ -64,3 +72,5 @@ echo "|---|---|---|---|---|---|"
 row "before telemetry ($baseline)" base-off
 row "telemetry off (no OTEL_* set)" head-off "off ÷ before:" base-off
 row "telemetry on (SDK recording, export dropped)" head-on "on ÷ off:" head-off
+row "before telemetry, GOGC=off" base-off-nogc
+row "telemetry off, GOGC=off" head-off-nogc "off ÷ before:" base-off-nogc
