@@ -67,5 +67,8 @@ check-examples: generate
 # generation, cold start, tool calls, HTTP throughput, memory, tools/list
 # size, on the bundled example and ../shared/corpus. Takes a while; results
 # go to stdout and .tools/bench-results.md (see BENCHMARKS.md).
+# Then what telemetry costs a call (bench/telemetry.sh): off against the
+# code before it (TELEMETRY_BASELINE), and on against off.
 bench:
 	$(GO) run ./bench/cmd/tailorbench --out .tools/bench-results.md $(BENCHFLAGS)
+	bash bench/telemetry.sh $(TELEMETRY_BASELINE) | tee -a .tools/bench-results.md

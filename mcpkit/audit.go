@@ -84,6 +84,8 @@ type audit struct {
 	// Rule is one more than the index of the error rule whose text the
 	// result is (0: none).
 	Rule int
+	// Consumed: the call's run used its quote up (for telemetry).
+	Consumed bool
 }
 
 // said records a built-in message rendered for this call (see auditRecord).
@@ -114,7 +116,7 @@ func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) 
 	rec := auditRecord{
 		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Session: c.sessionID(), RequestID: c.requestID, Args: summarize(anyMap(c.args), 0),
 		Identity: c.contextValues(), Approval: c.audit.Approval, Ignored: c.audit.Ignored, Steps: c.audit.Steps,
-		Created: c.audit.Created, Failed: c.audit.Failed, Outcome: "ok", Messages: c.audit.Said, Invalid: c.audit.Invalid, Millis: time.Since(start).Milliseconds(),
+		Created: c.audit.Created, Failed: c.audit.Failed, Messages: c.audit.Said, Invalid: c.audit.Invalid, Millis: time.Since(start).Milliseconds(),
 	}
 	if c.audit.Rule > 0 {
 		rule := c.audit.Rule - 1
@@ -127,20 +129,9 @@ func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) 
 	if q := c.audit.Quote; q != nil {
 		rec.Quote = &auditQuote{ID: q.ID, Tool: q.Tool, Values: summarize(q.Body, 0), Expires: q.Expires.UTC().Format(time.RFC3339)}
 	}
-	switch {
-	case res == nil:
-		rec.Outcome = "no result"
-	case len(res.InputRequests) > 0:
-		rec.Outcome = "awaiting approval"
-	case res.IsError:
-		rec.Outcome = "error"
+	rec.Outcome, rec.Interrupted = c.outcome(res)
+	if res != nil && len(res.InputRequests) == 0 && res.IsError {
 		rec.Message = truncate(textOf(res), 500)
-	}
-	if errors.Is(context.Cause(c.ctx), errShuttingDown) {
-		rec.Interrupted = errShuttingDown.Error()
-		if rec.Outcome == "error" && !c.tool.ReadOnly {
-			rec.Outcome = "unknown"
-		}
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {
@@ -167,6 +158,29 @@ func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) 
 	k.auditOut.mu.Lock()
 	defer k.auditOut.mu.Unlock()
 	k.auditOut.w.Write(line)
+}
+
+// outcome is how the call ended, as its audit record (and its span) say:
+// ok, error, awaiting approval, no result, or unknown (a write interrupted
+// by a shutdown), and why it was interrupted, if it was.
+func (c *Call) outcome(res *mcp.CallToolResult) (outcome, interrupted string) {
+	switch {
+	case res == nil:
+		outcome = "no result"
+	case len(res.InputRequests) > 0:
+		outcome = "awaiting approval"
+	case res.IsError:
+		outcome = "error"
+	default:
+		outcome = "ok"
+	}
+	if errors.Is(context.Cause(c.ctx), errShuttingDown) {
+		interrupted = errShuttingDown.Error()
+		if outcome == "error" && !c.tool.ReadOnly {
+			outcome = "unknown"
+		}
+	}
+	return outcome, interrupted
 }
 
 // sessionID names the call's MCP session in the audit log, so that a reader

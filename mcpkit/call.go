@@ -49,6 +49,9 @@ type Call struct {
 	// requests (see requestid.go); log carries it.
 	requestID string
 	log       *slog.Logger
+	// quoteID names the stored quote a confirm call loaded (its span
+	// names it, whatever the call then does).
+	quoteID string
 }
 
 // Value is an argument as the model gave it; Set is false when absent.

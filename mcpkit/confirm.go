@@ -47,6 +47,9 @@ func (c *Call) TakeQuote() (*Confirmation, *mcp.CallToolResult) {
 	id, _ := c.args["quote_id"].(string)
 	id = strings.TrimSpace(id)
 	q, err := c.kit.quotes.Load(c.ctx, id)
+	if err == nil {
+		c.quoteID = q.ID
+	}
 	now := c.kit.now()
 	if err == nil && q.Identity != c.identity() {
 		if ok, problem := c.identified(); !ok {

@@ -124,6 +124,8 @@ func (r *stepRun) settle(complete bool) {
 	if complete {
 		if err := c.kit.quotes.Consume(ctx, l.quote.ID, l.token, c.kit.now()); err != nil {
 			c.logger().Error("quote could not be consumed after its run", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
+		} else {
+			c.audit.Consumed = true
 		}
 		return
 	}

@@ -142,6 +142,9 @@ type Config struct {
 	// ReadyChecks are more checks of /readyz (HTTP mode), besides the
 	// backend and a quote store that can be pinged (see health.go).
 	ReadyChecks []ReadyCheck
+	// Telemetry receives traces and metrics (telemetry.go); nil: none.
+	// Run sets it from the OTEL_* environment (TelemetryFromEnv).
+	Telemetry *Telemetry
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 	// Selection chooses the tools served (see selection.go).
@@ -195,6 +198,8 @@ type Runtime struct {
 	// stateless: HTTP without sessions, where nothing lasts past a request.
 	send      mcp.MethodHandler
 	stateless bool
+	// tel records traces and metrics; nil without Config.Telemetry.
+	tel *telemetry
 }
 
 func (k *Runtime) now() time.Time { return k.cfg.Now() }
@@ -327,6 +332,12 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 		k.cfg.OAuth = &k.oauth.cfg
 		k.cfg.Verifier = k.oauth.Verify
 		k.cfg.ReadyChecks = append(k.cfg.ReadyChecks, ReadyCheck{Name: "identity provider", Check: k.oauth.ready})
+	}
+	if k.tel, err = newTelemetry(cfg.Telemetry); err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	if k.tel != nil {
+		k.reportTelemetryErrors()
 	}
 	k.startWarnings()
 	return k, nil

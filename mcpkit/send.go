@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // response is what came back from the backend, or why nothing did.
@@ -65,7 +66,7 @@ func (c *Call) send(r *Request) response {
 			case <-time.After(time.Duration(100<<(i-1)) * time.Millisecond):
 			}
 		}
-		resp = c.sendOnce(r)
+		resp = c.sendOnce(r, i)
 		if !retryable(resp) {
 			break
 		}
@@ -89,14 +90,21 @@ func retryable(r response) bool {
 	return r.status == http.StatusBadGateway || r.status == http.StatusServiceUnavailable || r.status == http.StatusGatewayTimeout
 }
 
-func (c *Call) sendOnce(r *Request) response {
+// sendOnce sends r once; attempt counts the retries before it.
+func (c *Call) sendOnce(r *Request, attempt int) (out response) {
 	req, err := c.build(r)
 	if err != nil {
 		return response{err: &buildError{err}}
 	}
+	ctx := c.ctx
+	if tel := c.kit.tel; tel != nil {
+		var span trace.Span
+		ctx, span = tel.startRequest(c, r, req, attempt)
+		defer func() { endRequest(span, out) }()
+	}
 	var sent atomic.Bool
-	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent.Store(true) }}
-	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(c.ctx, trace), c.kit.cfg.Timeout)
+	wrote := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent.Store(true) }}
+	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(ctx, wrote), c.kit.cfg.Timeout)
 	defer cancel()
 	hres, err := c.kit.client.Do(req.WithContext(ctx))
 	if err != nil {
@@ -106,7 +114,7 @@ func (c *Call) sendOnce(r *Request) response {
 	// the rest of a response past the limit is never transferred.
 	defer hres.Body.Close()
 	limit := c.kit.cfg.MaxResponseBytes
-	out := response{status: hres.StatusCode, header: hres.Header, sent: true}
+	out = response{status: hres.StatusCode, header: hres.Header, sent: true}
 	if hres.ContentLength > int64(limit) {
 		out.tooLarge = true
 		return out

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Tool is the static description of one generated tool.
@@ -149,10 +150,20 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 	if output != nil {
 		def.OutputSchema = objectRoot
 	}
+	// The tool's name as spans and metrics record it (redacted, as
+	// anything recorded is), worked out once.
+	var recorded string
+	if k.tel != nil {
+		recorded = k.redact(t.Name)
+	}
 	e.handler = func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		ctx, running := k.ops.calls.begin(ctx, t.Name, start)
 		defer k.ops.calls.end(running) // after the audit record below
+		var span trace.Span
+		if k.tel != nil {
+			ctx, span = k.tel.startCall(ctx, req, recorded)
+		}
 		var c *Call
 		defer func() {
 			if r := recover(); r != nil {
@@ -172,6 +183,9 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 				// structuredContent fitted to the output schema.
 				res = c.finish(res)
 				k.writeAudit(c, res, start)
+			}
+			if span != nil {
+				k.tel.record(span, c, res, recorded, time.Since(start))
 			}
 		}()
 		var bad *mcp.CallToolResult
