@@ -161,6 +161,10 @@ func Run(opts Options) (*Output, error) {
 		return out, err
 	}
 	if err := curate.CheckPaths(api); err != nil {
+		var de *diag.Errors
+		if errors.As(err, &de) {
+			spec.Place(de.List)
+		}
 		return out, err
 	}
 	out.warnings = append(out.warnings, relevant(modelWarnings, api)...)
@@ -188,6 +192,32 @@ func Run(opts Options) (*Output, error) {
 		}
 	}
 	return out, nil
+}
+
+// PlaceTools gives every tool of Raw and Curated the line of its
+// operation in the spec. The loader keeps no positions for a spec in one
+// file (they cost as much as loading it), so the tools know only their
+// pointers until a command that points at operations (lint, init) asks.
+func (o *Output) PlaceTools() {
+	if o.Spec.Origins() {
+		return
+	}
+	var ds []diag.Diagnostic
+	var tools []*ir.Tool
+	for _, api := range []*ir.API{o.Raw, o.Curated} {
+		if api == nil {
+			continue
+		}
+		for _, t := range api.Tools {
+			if t.Origin.Line == 0 && t.Origin.Pointer != "" && t.Origin.File != "" {
+				tools = append(tools, t)
+				ds = append(ds, diag.Diagnostic{Pos: diag.Pos{File: t.Origin.File}, Pointer: t.Origin.Pointer})
+			}
+		}
+	}
+	for i, d := range o.Spec.Locate(ds) {
+		tools[i].Origin.File, tools[i].Origin.Line, tools[i].Origin.Col = d.Pos.File, d.Pos.Line, d.Pos.Col
+	}
 }
 
 // loadSpec loads the run's spec, from SpecData when it is set.

@@ -80,6 +80,10 @@ type Spec struct {
 	// to the user's files (patched.go); actionsFile is that overlay.
 	patched     *patchedSpec
 	actionsFile string
+	// unplaced is set when kin-openapi loaded the spec without origins
+	// (places.go): positions come from the locator, when asked.
+	unplaced bool
+	places   schemaPlaces
 }
 
 // Load reads the description at path.
@@ -162,7 +166,20 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	var reads *readLog
 	split := hasExternalRefs(data)
 	if !split {
-		doc, reads, err = loadDoc(kind, data, location, fetch, nil)
+		// Without origins (places.go): they cost as much as the load itself,
+		// and only the few nodes a warning is about need a position.
+		spec.unplaced = kind != swagger2
+		if !looksLikeJSON(data) {
+			// Positions come from the YAML parse behind the locator,
+			// made on the other core while kin-openapi parses. (A JSON
+			// spec is scanned when asked, which takes a fraction of that.)
+			spec.locate.mu.Lock()
+			go func() {
+				defer spec.locate.mu.Unlock()
+				spec.locate.root()
+			}()
+		}
+		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false)
 	}
 	if split || err != nil || strayRefs(doc) {
 		fixed, rerr := repairSpec(path, data, location, kind == swagger2, version, fetch, opts.Strict)
@@ -171,12 +188,13 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		}
 		switch {
 		case fixed == nil && split:
-			doc, reads, err = loadDoc(kind, data, location, fetch, nil)
+			doc, reads, err = loadDoc(kind, data, location, fetch, nil, true)
 		case fixed != nil:
+			spec.unplaced = false
 			spec.Warnings = append(spec.Warnings, fixed.warnings...)
 			files := fixed.files
 			if fixed.shared != nil {
-				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared)
+				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared, true)
 				if err == nil {
 					files = nil
 				} else {
@@ -184,7 +202,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 				}
 			}
 			if files != nil {
-				doc, reads, err = loadDoc(kind, data, location, fetch, files)
+				doc, reads, err = loadDoc(kind, data, location, fetch, files, true)
 			}
 			if b, ok := files[locKey(location)]; ok {
 				cacheSum = sha256.Sum256(b)
@@ -240,13 +258,14 @@ func (s *Spec) ValidationWarnings() []diag.Diagnostic {
 // loadDoc loads the spec with kin-openapi, reading the root from data and
 // every other file through fetch, or from files where the repair pass
 // rewrote it. reads records what was read, for the validation cache.
-func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte) (*openapi3.T, *readLog, error) {
+// origins asks kin-openapi to record every node's position.
+func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool) (*openapi3.T, *readLog, error) {
 	if b, ok := files[locKey(location)]; ok {
 		data = b
 	}
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = true
-	loader.IncludeOrigin = true
+	loader.IncludeOrigin = origins
 	reads := &readLog{}
 	read := func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		if b, ok := files[locKey(u)]; ok {
@@ -451,7 +470,7 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic, complete boo
 		openapi3.DisableSchemaDefaultsValidation(),
 		openapi3.AllowExtraSiblingFields("description", "summary", "nullable", "example", "examples", "default", "deprecated", "readOnly", "writeOnly", "title"),
 	)
-	err := validationView(doc).Validate(ctx)
+	err := validationView(ctx, doc).Validate(ctx)
 	if err == nil {
 		return nil, true
 	}
