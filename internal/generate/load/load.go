@@ -379,7 +379,7 @@ func strayContent(c openapi3.Content) bool {
 
 func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, err error) {
 	var doc2 openapi2.T
-	if err := openapi2.UnmarshalFromData(data, &doc2); err != nil {
+	if err := unmarshalSwagger2(data, &doc2); err != nil {
 		return nil, err
 	}
 	// The converter and the ref resolver index into maps they assume are
