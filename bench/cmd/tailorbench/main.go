@@ -42,6 +42,8 @@ func run() int {
 		duration = flag.Duration("duration", 0, fmt.Sprintf("HTTP load per round, after the warm-up (default %s, --quick %s)", full.Duration, q.Duration))
 		warmup   = flag.Duration("warmup", 0, fmt.Sprintf("HTTP warm-up per round (default %s, --quick %s)", full.Warmup, q.Warmup))
 		profile  = flag.String("profile", "", "also write CPU and allocation profiles of tailor's side (and their go tool pprof -top) into this directory")
+		wild     = flag.Bool("wild", true, "also time generation of every spec of the wild corpus (../shared/corpus/wild; not with --quick)")
+		wildRuns = flag.Int("wild-runs", 0, fmt.Sprintf("interleaved runs of generation per wild spec (default %d)", full.WildRuns))
 		tokens   = flag.Bool("tokens", true, "count tools/list tokens (builds bench/tokens, which needs the Go module proxy)")
 	)
 	flag.Parse()
@@ -101,6 +103,13 @@ func run() int {
 		all = []bench.Spec{bench.PetstoreSpec(root)}
 	}
 	cfg.Specs = bench.SelectSpecs(all, *specs)
+	if *wild && !*quick && *specs == "" {
+		cfg.Wild = bench.WildSpecs(dir)
+		cfg.WildRuns = full.WildRuns
+		if *wildRuns > 0 {
+			cfg.WildRuns = *wildRuns
+		}
+	}
 	if len(cfg.Specs) == 0 {
 		fmt.Fprintf(os.Stderr, "tailorbench: no spec selected (corpus: %q)\n", dir)
 		return 2
