@@ -168,18 +168,8 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	if !split {
 		// Without origins (places.go): they cost as much as the load itself,
 		// and only the few nodes a warning is about need a position.
-		spec.unplaced = kind != swagger2
-		if !looksLikeJSON(data) {
-			// Positions come from the YAML parse behind the locator,
-			// made on the other core while kin-openapi parses. (A JSON
-			// spec is scanned when asked, which takes a fraction of that.)
-			spec.locate.mu.Lock()
-			go func() {
-				defer spec.locate.mu.Unlock()
-				spec.locate.root()
-			}()
-		}
 		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false)
+		spec.unplaced = kind != swagger2
 	}
 	if split || err != nil || strayRefs(doc) {
 		fixed, rerr := repairSpec(path, data, location, kind == swagger2, version, fetch, opts.Strict)
@@ -215,6 +205,17 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		return nil, explainLoadError(path, data, fetch, err)
 	}
 	spec.Doc = doc
+	if spec.unplaced && !looksLikeJSON(data) {
+		// Positions come from the locator's YAML parse, made on the other
+		// core while the stages that follow run (their warnings are
+		// placed last), once kin-openapi's own tree is garbage. (A JSON
+		// spec is scanned when asked, in a fraction of that.)
+		spec.locate.mu.Lock()
+		go func() {
+			defer spec.locate.mu.Unlock()
+			spec.locate.root()
+		}()
+	}
 
 	if opts.SkipValidation {
 		return spec, nil

@@ -112,13 +112,6 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	if len(api.Tools) == 0 {
 		b.diags.Warnf(diag.Pos{File: spec.Path}, "#/paths", "the spec has no operations under `paths` (callbacks and webhooks are not tools): the server will have no tools")
 	}
-	if !spec.Origins() {
-		// Placed before they are ordered by position, as they were when
-		// kin-openapi's origins gave them their lines.
-		placed := &diag.List{}
-		placed.Add(spec.Locate(b.diags.All())...)
-		return api, placed.All()
-	}
 	return api, b.diags.All()
 }
 
