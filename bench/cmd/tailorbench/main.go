@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -31,7 +32,7 @@ func run() int {
 	var (
 		quick    = flag.Bool("quick", false, "the bundled example only, each figure measured once or twice (what CI runs)")
 		alt      = flag.String("alt", "auto", "measure openapi-mcp-generator too: on, off, or auto (on when npm is on PATH)")
-		specs    = flag.String("specs", "", "comma-separated spec names to run (petstore, stripe, kubernetes, discourse; default all)")
+		specs    = flag.String("specs", "", "comma-separated spec names to run (petstore, stripe, kubernetes, discourse, with wild added, the wild corpus too; default all)")
 		corpus   = flag.String("corpus", "", "directory of the real-world specs (default ../shared/corpus beside the checkout)")
 		work     = flag.String("work", "", "work directory, emptied first (default .tools/bench)")
 		out      = flag.String("out", "", "also write the report to this file")
@@ -103,7 +104,7 @@ func run() int {
 		all = []bench.Spec{bench.PetstoreSpec(root)}
 	}
 	cfg.Specs = bench.SelectSpecs(all, *specs)
-	if *wild && !*quick && *specs == "" {
+	if *wild && !*quick && (*specs == "" || slices.Contains(strings.Split(*specs, ","), "wild")) {
 		cfg.Wild = bench.WildSpecs(dir)
 		cfg.WildRuns = full.WildRuns
 		if *wildRuns > 0 {
