@@ -214,7 +214,7 @@ func Run(opts Options) (*Output, error) {
 // PlaceTools gives every tool of Raw and Curated the line of its
 // operation in the spec. The loader keeps no positions for a spec in one
 // file (they cost as much as loading it), so the tools know only their
-// pointers until a command that points at operations (lint, init) asks.
+// pointers until a command that points at operations (lint) asks.
 func (o *Output) PlaceTools() {
 	if o.Spec.Origins() {
 		return
