@@ -68,7 +68,10 @@ func (b *runner) measureWild(ctx context.Context) error {
 			g, err = b.measureGenerationRuns(ctx, spec, gens[:1], b.cfg.WildRuns)
 		}
 		if err != nil {
-			return fmt.Errorf("wild corpus: %w", err)
+			// A failure of tailor's is a finding, not a reason to lose
+			// the run: it is reported, and the spec has no row.
+			b.report.note(fmt.Sprintf("tailor could not generate the wild corpus's %s: %s", s.Name, tail(err.Error(), 300)))
+			continue
 		}
 		wall := func(label string) Sample {
 			var out Sample
