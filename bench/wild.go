@@ -64,8 +64,10 @@ func (b *runner) measureWild(ctx context.Context) error {
 		if err != nil && b.alt != nil {
 			// The alternative may refuse a description tailor reads:
 			// tailor alone then, and the spec is out of the median.
-			failedAlt = append(failedAlt, s.Name)
 			g, err = b.measureGenerationRuns(ctx, spec, gens[:1], b.cfg.WildRuns)
+			if err == nil {
+				failedAlt = append(failedAlt, s.Name)
+			}
 		}
 		if err != nil {
 			// A failure of tailor's is a finding, not a reason to lose
