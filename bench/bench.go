@@ -58,6 +58,10 @@ type Config struct {
 	Dynamic bool
 	// DynamicOnly measures dynamic mode and nothing else.
 	DynamicOnly bool
+	// Wild are the wild corpus's specs, whose generation is timed
+	// WildRuns times each (wild.go); none without the corpus.
+	Wild     []Spec
+	WildRuns int
 	// Profile, when set, is a directory to write CPU and allocation
 	// profiles of tailor's side into (see profile.go).
 	Profile string
@@ -69,7 +73,7 @@ type Config struct {
 
 // FullConfig is `make bench`.
 func FullConfig() Config {
-	return Config{Alt: true, Runs: 7, Rounds: 3, Calls: 2000, Clients: 32, Warmup: time.Second, Duration: 5 * time.Second, Tokens: true, Dynamic: true}
+	return Config{Alt: true, Runs: 7, Rounds: 3, Calls: 2000, Clients: 32, Warmup: time.Second, Duration: 5 * time.Second, Tokens: true, Dynamic: true, WildRuns: 3}
 }
 
 // QuickConfig is --quick: the bundled example only, every figure measured
@@ -168,6 +172,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		b.phase(s.Name + " done")
 	}
+	if len(cfg.Wild) > 0 {
+		if cfg.WildRuns < 1 {
+			return nil, fmt.Errorf("wild runs must be positive")
+		}
+		if err := b.measureWild(ctx); err != nil {
+			return nil, err
+		}
+		b.phase("wild corpus done")
+	}
 	if cfg.Dynamic || cfg.DynamicOnly {
 		var specs []Spec
 		for _, s := range b.specs {
@@ -238,6 +251,11 @@ func (b *runner) runSpec(ctx context.Context, s Spec, tokens string) error {
 		servers = append(servers, server{labelAlt, []string{b.alt.node, "build/index.js"}, b.alt.stdio[s.Name], altEnv(s, b.backend.URL)})
 	}
 	servers = append(servers, server{labelGoFloor, []string{b.tailor.floor}, b.work, nil})
+	// tailor serve builds the tool set from the spec at every start; its
+	// validation cache is the one its warm-up start filled, as on a
+	// developer's machine after the first start.
+	serveCache := filepath.Join(b.work, "serve-cache-"+s.Name)
+	servers = append(servers, server{labelServe, []string{b.tailor.cli, "serve", "--spec", s.Path, "--name", s.Name}, b.work, append(tailorEnv(s, b.backend.URL), "TAILOR_CACHE="+serveCache)})
 	if alt {
 		servers = append(servers, server{labelNodeFloor, []string{b.alt.node, b.alt.floor}, filepath.Dir(b.alt.floor), nil})
 	}
@@ -260,6 +278,7 @@ func (b *runner) runSpec(ctx context.Context, s Spec, tokens string) error {
 		targets = append(targets, callTarget{servers[1], s.AltTool, ""})
 	}
 	targets = append(targets, callTarget{server{labelGoFloor, []string{b.tailor.floor}, b.work, floorTool}, "noop", "{}"})
+	targets = append(targets, callTarget{server{labelGoRequestFloor, []string{b.tailor.floor}, b.work, floorRequestEnv(s, b.backend.URL)}, "request", ""})
 	if alt {
 		targets = append(targets, callTarget{server{labelNodeFloor, []string{b.alt.node, b.alt.floor}, filepath.Dir(b.alt.floor), floorTool}, "noop", "{}"})
 	}
@@ -391,4 +410,6 @@ const (
 	labelAlt              = "openapi-mcp-generator"
 	labelGoFloor          = "go-sdk server, no tools"
 	labelNodeFloor        = "TypeScript SDK server, no tools"
+	labelGoRequestFloor   = "go-sdk server whose handler makes the request"
+	labelServe            = "tailor serve"
 )

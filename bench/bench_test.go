@@ -19,6 +19,8 @@ func TestQuick(t *testing.T) {
 	}
 	cfg := QuickConfig()
 	cfg.Specs = []Spec{PetstoreSpec(RepoRoot())}
+	// The wild corpus's figure, on the example (the corpus may be absent).
+	cfg.Wild, cfg.WildRuns = []Spec{{Name: "petstore-as-wild", Path: PetstoreSpec(RepoRoot()).Path}}, 1
 	cfg.Work = t.TempDir()
 	cfg.Log = testLog{t}
 	_, err := exec.LookPath("npm")
@@ -40,7 +42,7 @@ func TestQuick(t *testing.T) {
 	figures := map[string]bool{}
 	for _, row := range rep.Rows {
 		figures[row.Figure] = true
-		if row.Spec != "petstore" {
+		if row.Spec != "petstore" && !strings.HasPrefix(row.Spec, "wild (1 spec") {
 			t.Errorf("row %q is for %s, not petstore", row.Figure, row.Spec)
 		}
 		if len(row.Tailor) == 0 {
@@ -48,6 +50,9 @@ func TestQuick(t *testing.T) {
 		}
 		if cfg.Alt && row.OtherLabel == "" && row.Target.Kind != MaxTailor && len(row.Other) == 0 {
 			t.Errorf("row %q has no openapi-mcp-generator value", row.Figure)
+		}
+		if row.OtherLabel != "" && len(row.Other) == 0 {
+			t.Errorf("row %q has no %s value", row.Figure, row.OtherLabel)
 		}
 	}
 	for _, want := range []string{
@@ -65,6 +70,9 @@ func TestQuick(t *testing.T) {
 		"--dynamic: tools/list tokens at start",
 		"--dynamic: cold start over the go-sdk floor",
 		"--dynamic: round trips",
+		"tailor ÷ the floor (a go-sdk server whose handler makes the same request), median",
+		"cold start, tailor serve",
+		"wild corpus: median over the specs",
 	} {
 		found := false
 		for f := range figures {

@@ -115,6 +115,11 @@ const (
 // (which brings the spec and the generator into the page cache, and fills
 // the warm validation cache).
 func (b *runner) measureGeneration(ctx context.Context, s Spec, gens []generator) (map[string][]genRun, error) {
+	return b.measureGenerationRuns(ctx, s, gens, b.cfg.Runs)
+}
+
+// measureGenerationRuns is measureGeneration with runs timed runs.
+func (b *runner) measureGenerationRuns(ctx context.Context, s Spec, gens []generator, runs int) (map[string][]genRun, error) {
 	res := map[string][]genRun{}
 	dir := filepath.Join(b.work, "gen")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -125,7 +130,7 @@ func (b *runner) measureGeneration(ctx context.Context, s Spec, gens []generator
 		return nil, err
 	}
 	defer os.RemoveAll(warm)
-	for i := -1; i < b.cfg.Runs; i++ {
+	for i := -1; i < runs; i++ {
 		for _, g := range gens {
 			out := filepath.Join(dir, fmt.Sprintf("%s-%s-%d", sanitize(g.label), s.Name, i+1))
 			cold := out + "-cache"

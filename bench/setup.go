@@ -58,11 +58,20 @@ type tailorSide struct {
 //
 // With TAILORBENCH_FLOOR_TOOL set it has one tool, noop, which answers at
 // once without any HTTP request: the floor of a go-sdk tools/call.
+//
+// With TAILORBENCH_FLOOR_URL set it has one tool, request, whose handler
+// makes the benchmark's HTTP request itself (method, URL, headers from the
+// environment) and returns the answer's body as text: the physical floor
+// of a tool call that calls an API, what a hand-written go-sdk server
+// pays, beside which tailor's call overhead is set.
 const floorMain = `package main
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"log"
+	"net/http"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -74,6 +83,35 @@ func main() {
 		s.AddTool(&mcp.Tool{Name: "noop", InputSchema: map[string]any{"type": "object"}},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "` + backendMarker + `"}}}, nil
+			})
+	}
+	if url := os.Getenv("TAILORBENCH_FLOOR_URL"); url != "" {
+		method := os.Getenv("TAILORBENCH_FLOOR_METHOD")
+		var header map[string]string
+		if err := json.Unmarshal([]byte(os.Getenv("TAILORBENCH_FLOOR_HEADER")), &header); err != nil {
+			log.Fatal(err)
+		}
+		client := &http.Client{}
+		s.AddTool(&mcp.Tool{Name: "request", InputSchema: map[string]any{"type": "object"}},
+			func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				req, err := http.NewRequestWithContext(ctx, method, url, nil)
+				if err != nil {
+					return nil, err
+				}
+				req.Header.Set("Accept", "application/json")
+				for k, v := range header {
+					req.Header.Set(k, v)
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+				}
+				defer resp.Body.Close()
+				body, err := io.ReadAll(resp.Body)
+				if err != nil || resp.StatusCode != http.StatusOK {
+					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: resp.Status}}}, nil
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, nil
 			})
 	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
@@ -206,6 +244,16 @@ func tailorGenArgs(cli string, s Spec, out string, noValidate bool) []string {
 		args = append(args, "--no-validate")
 	}
 	return args
+}
+
+// floorRequestEnv makes the go-sdk floor server's one tool make spec s's
+// benchmark request to the backend (see floorMain).
+func floorRequestEnv(s Spec, backendURL string) []string {
+	header, _ := json.Marshal(s.Header)
+	if s.Header == nil {
+		header = []byte("{}")
+	}
+	return []string{"TAILORBENCH_FLOOR_URL=" + backendURL + s.BackendPath, "TAILORBENCH_FLOOR_METHOD=" + s.Method, "TAILORBENCH_FLOOR_HEADER=" + string(header)}
 }
 
 // tailorEnv is the environment of spec s's tailor server.

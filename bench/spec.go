@@ -47,6 +47,11 @@ func DefaultSpecs(root, corpus string) []Spec {
 			TailorTool: "get_customers_customer", AltTool: "GetCustomersCustomer",
 			Args:   `{"customer":"cus_bench"}`,
 			Method: "GET", BackendPath: "/v1/customers/cus_bench",
+			// Both servers refuse an operation that requires credentials
+			// when none is set (tailor says so without sending).
+			Header:    map[string]string{"Authorization": "Bearer bench-token"},
+			TailorEnv: []string{"STRIPE_BEARER_AUTH_TOKEN=bench-token"},
+			AltEnv:    []string{"BEARER_TOKEN_BEARERAUTH=bench-token"},
 		},
 		Spec{
 			Name: "kubernetes", Path: filepath.Join(corpus, "kubernetes-v2.json"), Ops: 738,
@@ -56,6 +61,9 @@ func DefaultSpecs(root, corpus string) []Spec {
 			TailorTool: "get_core_v1_api_resources", AltTool: "getCoreV1APIResources",
 			Args:   `{}`,
 			Method: "GET", BackendPath: "/api/v1/",
+			Header:    map[string]string{"Authorization": "bench-token"},
+			TailorEnv: []string{"KUBERNETES_BEARER_TOKEN=bench-token"},
+			AltEnv:    []string{"API_KEY_BEARERTOKEN=bench-token"},
 		},
 		Spec{
 			Name: "discourse", Path: filepath.Join(corpus, "discourse-31.yaml"), Ops: 93,

@@ -79,6 +79,9 @@ type Output struct {
 	// warnings are the stages' warnings so far (see Warnings).
 	warnings  []diag.Diagnostic
 	validated bool
+	// unplaced are the model's warnings among warnings still without
+	// their lines (a spec loaded without origins), placed by Warnings.
+	unplaced []diag.Diagnostic
 }
 
 // Warnings are every stage's warnings, positioned in the user's files,
@@ -88,6 +91,14 @@ type Output struct {
 func (o *Output) Warnings() []diag.Diagnostic {
 	if !o.validated {
 		o.validated = true
+		if o.unplaced != nil {
+			// Ordered by position once placed, as they were when
+			// kin-openapi's origins gave them their lines; then mapped
+			// back to the user's files.
+			l := &diag.List{}
+			l.Add(o.Spec.Locate(o.unplaced)...)
+			copy(o.unplaced, o.Spec.Place(l.All()))
+		}
 		o.warnings = append(o.warnings, o.Spec.Place(o.Spec.ValidationWarnings())...)
 		o.warnings = collapse(o.warnings)
 	}
@@ -148,7 +159,9 @@ func Run(opts Options) (*Output, error) {
 	}
 	out.model = model.Options{Name: name, EnvPrefix: opts.EnvPrefix}
 	raw, modelWarnings := model.Raw(spec, out.model)
-	spec.Place(modelWarnings)
+	if spec.Origins() {
+		spec.Place(modelWarnings)
+	} // else in Warnings: the lines are read from the spec beside the stages that follow
 	out.Raw = raw
 
 	api, ws := curate.Apply(raw, ov)
@@ -161,9 +174,17 @@ func Run(opts Options) (*Output, error) {
 		return out, err
 	}
 	if err := curate.CheckPaths(api); err != nil {
+		var de *diag.Errors
+		if errors.As(err, &de) {
+			spec.Place(de.List)
+		}
 		return out, err
 	}
+	n := len(out.warnings)
 	out.warnings = append(out.warnings, relevant(modelWarnings, api)...)
+	if !spec.Origins() {
+		out.unplaced = out.warnings[n:len(out.warnings):len(out.warnings)]
+	}
 	out.warnings = append(out.warnings, ws...)
 	if ov != nil {
 		api.Source.OverlayPath = opts.OverlayPath
@@ -188,6 +209,32 @@ func Run(opts Options) (*Output, error) {
 		}
 	}
 	return out, nil
+}
+
+// PlaceTools gives every tool of Raw and Curated the line of its
+// operation in the spec. The loader keeps no positions for a spec in one
+// file (they cost as much as loading it), so the tools know only their
+// pointers until a command that points at operations (lint) asks.
+func (o *Output) PlaceTools() {
+	if o.Spec.Origins() {
+		return
+	}
+	var ds []diag.Diagnostic
+	var tools []*ir.Tool
+	for _, api := range []*ir.API{o.Raw, o.Curated} {
+		if api == nil {
+			continue
+		}
+		for _, t := range api.Tools {
+			if t.Origin.Line == 0 && t.Origin.Pointer != "" && t.Origin.File != "" {
+				tools = append(tools, t)
+				ds = append(ds, diag.Diagnostic{Pos: diag.Pos{File: t.Origin.File}, Pointer: t.Origin.Pointer})
+			}
+		}
+	}
+	for i, d := range o.Spec.Locate(ds) {
+		tools[i].Origin.File, tools[i].Origin.Line, tools[i].Origin.Col = d.Pos.File, d.Pos.Line, d.Pos.Col
+	}
 }
 
 // loadSpec loads the run's spec, from SpecData when it is set.

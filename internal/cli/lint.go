@@ -64,6 +64,7 @@ have errors, 2 on a wrong command line.`,
 			if err != nil {
 				return err
 			}
+			out.PlaceTools()
 			res := lint.Run(out.Curated, out.Raw, out.Overlay, lint.Options{Budget: budget, BudgetSet: cmd.Flags().Changed("budget")})
 			if err := lint.Write(cmd.OutOrStdout(), res, format); err != nil {
 				return err

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -31,7 +32,7 @@ func run() int {
 	var (
 		quick    = flag.Bool("quick", false, "the bundled example only, each figure measured once or twice (what CI runs)")
 		alt      = flag.String("alt", "auto", "measure openapi-mcp-generator too: on, off, or auto (on when npm is on PATH)")
-		specs    = flag.String("specs", "", "comma-separated spec names to run (petstore, stripe, kubernetes, discourse; default all)")
+		specs    = flag.String("specs", "", "comma-separated spec names to run (petstore, stripe, kubernetes, discourse, with wild added, the wild corpus too; default all)")
 		corpus   = flag.String("corpus", "", "directory of the real-world specs (default ../shared/corpus beside the checkout)")
 		work     = flag.String("work", "", "work directory, emptied first (default .tools/bench)")
 		out      = flag.String("out", "", "also write the report to this file")
@@ -42,6 +43,8 @@ func run() int {
 		duration = flag.Duration("duration", 0, fmt.Sprintf("HTTP load per round, after the warm-up (default %s, --quick %s)", full.Duration, q.Duration))
 		warmup   = flag.Duration("warmup", 0, fmt.Sprintf("HTTP warm-up per round (default %s, --quick %s)", full.Warmup, q.Warmup))
 		profile  = flag.String("profile", "", "also write CPU and allocation profiles of tailor's side (and their go tool pprof -top) into this directory")
+		wild     = flag.Bool("wild", true, "also time generation of every spec of the wild corpus (../shared/corpus/wild; not with --quick)")
+		wildRuns = flag.Int("wild-runs", 0, fmt.Sprintf("interleaved runs of generation per wild spec (default %d)", full.WildRuns))
 		tokens   = flag.Bool("tokens", true, "count tools/list tokens (builds bench/tokens, which needs the Go module proxy)")
 		dynamic  = flag.Bool("dynamic-only", false, "measure dynamic mode only (--dynamic: tools/list tokens at start, cold start, round trips of a task) on stripe, kubernetes and the largest wild spec")
 	)
@@ -103,6 +106,13 @@ func run() int {
 		all = []bench.Spec{bench.PetstoreSpec(root)}
 	}
 	cfg.Specs = bench.SelectSpecs(all, *specs)
+	if *wild && !*quick && (*specs == "" || slices.Contains(strings.Split(*specs, ","), "wild")) {
+		cfg.Wild = bench.WildSpecs(dir)
+		cfg.WildRuns = full.WildRuns
+		if *wildRuns > 0 {
+			cfg.WildRuns = *wildRuns
+		}
+	}
 	if len(cfg.Specs) == 0 {
 		fmt.Fprintf(os.Stderr, "tailorbench: no spec selected (corpus: %q)\n", dir)
 		return 2

@@ -80,6 +80,10 @@ type Spec struct {
 	// to the user's files (patched.go); actionsFile is that overlay.
 	patched     *patchedSpec
 	actionsFile string
+	// unplaced is set when kin-openapi loaded the spec without origins
+	// (places.go): positions come from the locator, when asked.
+	unplaced bool
+	places   schemaPlaces
 }
 
 // Load reads the description at path.
@@ -162,7 +166,10 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	var reads *readLog
 	split := hasExternalRefs(data)
 	if !split {
-		doc, reads, err = loadDoc(kind, data, location, fetch, nil)
+		// Without origins (places.go): they cost as much as the load itself,
+		// and only the few nodes a warning is about need a position.
+		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false)
+		spec.unplaced = kind != swagger2
 	}
 	if split || err != nil || strayRefs(doc) {
 		fixed, rerr := repairSpec(path, data, location, kind == swagger2, version, fetch, opts.Strict)
@@ -171,12 +178,13 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		}
 		switch {
 		case fixed == nil && split:
-			doc, reads, err = loadDoc(kind, data, location, fetch, nil)
+			doc, reads, err = loadDoc(kind, data, location, fetch, nil, true)
 		case fixed != nil:
+			spec.unplaced = false
 			spec.Warnings = append(spec.Warnings, fixed.warnings...)
 			files := fixed.files
 			if fixed.shared != nil {
-				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared)
+				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared, true)
 				if err == nil {
 					files = nil
 				} else {
@@ -184,7 +192,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 				}
 			}
 			if files != nil {
-				doc, reads, err = loadDoc(kind, data, location, fetch, files)
+				doc, reads, err = loadDoc(kind, data, location, fetch, files, true)
 			}
 			if b, ok := files[locKey(location)]; ok {
 				cacheSum = sha256.Sum256(b)
@@ -197,6 +205,17 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		return nil, explainLoadError(path, data, fetch, err)
 	}
 	spec.Doc = doc
+	if spec.unplaced && !looksLikeJSON(data) {
+		// Positions come from the locator's YAML parse, made on the other
+		// core while the stages that follow run (their warnings are
+		// placed last), once kin-openapi's own tree is garbage. (A JSON
+		// spec is scanned when asked, in a fraction of that.)
+		spec.locate.mu.Lock()
+		go func() {
+			defer spec.locate.mu.Unlock()
+			spec.locate.root()
+		}()
+	}
 
 	if opts.SkipValidation {
 		return spec, nil
@@ -240,13 +259,14 @@ func (s *Spec) ValidationWarnings() []diag.Diagnostic {
 // loadDoc loads the spec with kin-openapi, reading the root from data and
 // every other file through fetch, or from files where the repair pass
 // rewrote it. reads records what was read, for the validation cache.
-func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte) (*openapi3.T, *readLog, error) {
+// origins asks kin-openapi to record every node's position.
+func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool) (*openapi3.T, *readLog, error) {
 	if b, ok := files[locKey(location)]; ok {
 		data = b
 	}
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = true
-	loader.IncludeOrigin = true
+	loader.IncludeOrigin = origins
 	reads := &readLog{}
 	read := func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		if b, ok := files[locKey(u)]; ok {
@@ -360,7 +380,7 @@ func strayContent(c openapi3.Content) bool {
 
 func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, err error) {
 	var doc2 openapi2.T
-	if err := openapi2.UnmarshalFromData(data, &doc2); err != nil {
+	if err := unmarshalSwagger2(data, &doc2); err != nil {
 		return nil, err
 	}
 	// The converter and the ref resolver index into maps they assume are
@@ -451,7 +471,7 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic, complete boo
 		openapi3.DisableSchemaDefaultsValidation(),
 		openapi3.AllowExtraSiblingFields("description", "summary", "nullable", "example", "examples", "default", "deprecated", "readOnly", "writeOnly", "title"),
 	)
-	err := validationView(doc).Validate(ctx)
+	err := validationView(ctx, doc).Validate(ctx)
 	if err == nil {
 		return nil, true
 	}

@@ -100,8 +100,8 @@ func (l *locator) tokens(ptr string) []string {
 	return toks
 }
 
-// walkYAML places each pointer in the parsed spec, following $refs.
-func (l *locator) walkYAML(want map[string][]string) map[string]diag.Pos {
+// root is the spec's parsed text, or nil when it does not parse.
+func (l *locator) root() *rfile {
 	if l.r == nil {
 		l.r = &repairer{fetch: l.fetch, specPath: l.path, files: map[string]*rfile{}}
 		root := &rfile{loc: l.loc, key: locKey(l.loc), show: l.path, data: l.data}
@@ -109,6 +109,15 @@ func (l *locator) walkYAML(want map[string][]string) map[string]diag.Pos {
 	}
 	root := l.r.files[locKey(l.loc)]
 	if l.r.parse(root) != nil {
+		return nil
+	}
+	return root
+}
+
+// walkYAML places each pointer in the parsed spec, following $refs.
+func (l *locator) walkYAML(want map[string][]string) map[string]diag.Pos {
+	root := l.root()
+	if root == nil {
 		return nil
 	}
 	out := map[string]diag.Pos{}
@@ -138,6 +147,11 @@ func (l *locator) walkYAML(want map[string][]string) map[string]diag.Pos {
 			case yaml.SequenceNode:
 				if j, err := strconv.Atoi(toks[i]); err == nil && j >= 0 && j < len(n.Content) {
 					key, next = n.Content[j], n.Content[j]
+					if next.Kind == yaml.MappingNode && len(next.Content) > 0 {
+						// Where its first member is, as kin-openapi places
+						// an object of a list: `{` of a flow mapping is not.
+						key = next.Content[0]
+					}
 				}
 			}
 			if next == nil {

@@ -1,7 +1,9 @@
 package load
 
 import (
+	"context"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -20,12 +22,26 @@ import (
 //
 // The view shares everything else with doc and never writes to it: the
 // other stages read doc while validation runs.
-func validationView(doc *openapi3.T) *openapi3.T {
+//
+// When every component schema is valid (cleanSchemas), the view's
+// components are stand-ins too: their checks are already done.
+func validationView(ctx context.Context, doc *openapi3.T) *openapi3.T {
 	if doc.Paths == nil || doc.Components == nil || len(doc.Components.Schemas) == 0 {
 		return doc
 	}
 	v := &viewer{schemas: doc.Components.Schemas}
 	view := *doc
+	if probeSchemas && cleanSchemas(ctx, doc) {
+		v.deep = map[*openapi3.Schema]*openapi3.Schema{}
+		components := *doc.Components
+		components.Schemas = make(openapi3.Schemas, len(doc.Components.Schemas))
+		for name, ref := range doc.Components.Schemas {
+			stand := *ref
+			stand.Value = &openapi3.Schema{}
+			components.Schemas[name] = &stand
+		}
+		view.Components = &components
+	}
 	view.Paths = openapi3.NewPathsWithCapacity(doc.Paths.Len())
 	view.Paths.Extensions, view.Paths.Origin = doc.Paths.Extensions, doc.Paths.Origin
 	for path, item := range doc.Paths.Map() {
@@ -34,8 +50,110 @@ func validationView(doc *openapi3.T) *openapi3.T {
 	return &view
 }
 
+// probeSchemas turns cleanSchemas on; its test compares with it off.
+var probeSchemas = true
+
+// cleanSchemas reports whether every component schema passes validation,
+// checked in one pass: kin-openapi validates each component with a visited
+// set of its own, so a component is checked again inside every component
+// that refers to it, near everything inside everything on a spec of
+// cross-linked objects (stripe). Validated as the members of one allOf,
+// they share the set and each schema is checked once. Each schema's checks
+// are its own (none depends on where it is used or which schema came
+// first), so the one pass finds a problem exactly when some component,
+// validated alone, would; the first pass that fails is not used further:
+// the components are then validated one by one, as before, for messages
+// that name each.
+func cleanSchemas(ctx context.Context, doc *openapi3.T) bool {
+	names := slices.Sorted(maps.Keys(doc.Components.Schemas))
+	all := &openapi3.Schema{AllOf: make(openapi3.SchemaRefs, 0, len(names))}
+	for _, name := range names {
+		ref := doc.Components.Schemas[name]
+		if ref == nil || ref.Value == nil {
+			return false
+		}
+		all.AllOf = append(all.AllOf, &openapi3.SchemaRef{Value: ref.Value})
+	}
+	var opts []openapi3.ValidationOption
+	if doc.IsOpenAPI31OrLater() {
+		opts = append(opts, openapi3.IsOpenAPI31OrLater())
+	}
+	if doc.IsOpenAPI32OrLater() {
+		opts = append(opts, openapi3.IsOpenAPI32OrLater())
+	}
+	return all.Validate(ctx, opts...) == nil
+}
+
 type viewer struct {
 	schemas openapi3.Schemas
+	// deep, when the components are known valid, holds the copies of
+	// inline schemas made so far: a reference to a component anywhere in
+	// an operation's schemas is then a stand-in, since whatever kin-openapi
+	// would find under it, it already did not.
+	deep map[*openapi3.Schema]*openapi3.Schema
+}
+
+// schema is an operation's schema as validation sees it. Values are
+// validated against all of a schema, what its references lead to
+// included: the examples beside it (valued), and a default or an example
+// in it (3.1 validates those). What such a value is checked against is
+// left whole.
+func (v *viewer) schema(ref *openapi3.SchemaRef, valued bool) *openapi3.SchemaRef {
+	if v.deep == nil || valued || ref == nil || ref.Value == nil {
+		return v.stub(ref)
+	}
+	if s := v.stub(ref); s != ref {
+		return s
+	}
+	if ref.Value.Default != nil || ref.Value.Example != nil {
+		return ref
+	}
+	if cp, ok := v.deep[ref.Value]; ok {
+		out := *ref
+		out.Value = cp
+		return &out
+	}
+	cp := *ref.Value
+	v.deep[ref.Value] = &cp
+	one := func(r **openapi3.SchemaRef) { *r = v.schema(*r, false) }
+	list := func(rs *openapi3.SchemaRefs) {
+		if *rs != nil {
+			out := make(openapi3.SchemaRefs, len(*rs))
+			for i, r := range *rs {
+				out[i] = v.schema(r, false)
+			}
+			*rs = out
+		}
+	}
+	named := func(m *openapi3.Schemas) {
+		if *m != nil {
+			out := make(openapi3.Schemas, len(*m))
+			for k, r := range *m {
+				out[k] = v.schema(r, false)
+			}
+			*m = out
+		}
+	}
+	named(&cp.Properties)
+	named(&cp.PatternProperties)
+	named(&cp.DependentSchemas)
+	named(&cp.Defs)
+	list(&cp.AllOf)
+	list(&cp.AnyOf)
+	list(&cp.OneOf)
+	list(&cp.PrefixItems)
+	one(&cp.Items)
+	one(&cp.Not)
+	one(&cp.AdditionalProperties.Schema)
+	one(&cp.Contains)
+	one(&cp.PropertyNames)
+	one(&cp.If)
+	one(&cp.Then)
+	one(&cp.Else)
+	one(&cp.ContentSchema)
+	out := *ref
+	out.Value = &cp
+	return &out
 }
 
 // stub is ref, or a stand-in for it when it names a component schema.
@@ -106,7 +224,7 @@ func (v *viewer) parameters(ps openapi3.Parameters) openapi3.Parameters {
 	for i, pr := range ps {
 		if pr != nil && pr.Value != nil {
 			r, p := *pr, *pr.Value
-			p.Schema = v.stub(p.Schema)
+			p.Schema = v.schema(p.Schema, p.Example != nil || len(p.Examples) > 0)
 			p.Content = v.content(p.Content)
 			r.Value = &p
 			pr = &r
@@ -124,7 +242,7 @@ func (v *viewer) content(c openapi3.Content) openapi3.Content {
 	for mime, mt := range c {
 		if mt != nil {
 			m := *mt
-			m.Schema = v.stub(mt.Schema)
+			m.Schema = v.schema(mt.Schema, mt.Example != nil || len(mt.Examples) > 0)
 			mt = &m
 		}
 		out[mime] = mt

@@ -61,6 +61,7 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	}
 	b.conv = schema.NewConverter(nil)
 	b.conv.UseDocument(doc)
+	b.conv.SetPlacer(spec.SchemaPlacer())
 
 	api := &ir.API{Source: ir.Source{SpecPath: spec.Path, SpecSHA256: spec.SHA256}}
 	if doc.Info != nil {

@@ -87,7 +87,7 @@ func (k *keywords) annotations() {
 		if ok, why := fits(s.Default, k.types, s.Enum); ok {
 			out["default"] = s.Default
 		} else {
-			k.c.warnOnce(field(s, "default"), fmt.Sprintf("dropped default %s: %s", jsonv.Text(s.Default), why))
+			k.c.warnOnce(k.c.field(s, "default"), fmt.Sprintf("dropped default %s: %s", jsonv.Text(s.Default), why))
 		}
 	}
 	switch {
@@ -144,7 +144,7 @@ func (k *keywords) text() {
 		} else {
 			// The validator (and most clients) use RE2-like engines; a
 			// pattern they cannot compile would reject every call.
-			k.c.warnOnce(field(s, "pattern"), fmt.Sprintf("dropped pattern %q: not a regular expression Go can compile (%v); the API still checks it", s.Pattern, err))
+			k.c.warnOnce(k.c.field(s, "pattern"), fmt.Sprintf("dropped pattern %q: not a regular expression Go can compile (%v); the API still checks it", s.Pattern, err))
 		}
 	}
 	if s.ContentMediaType != "" {
@@ -227,7 +227,7 @@ func (k *keywords) objects() {
 		pp := map[string]any{}
 		for _, name := range sortedKeys(s.PatternProperties) {
 			if _, err := regexp.Compile(name); err != nil {
-				k.c.warnOnce(key(s), fmt.Sprintf("dropped patternProperties %q: not a regular expression Go can compile (%v)", name, err))
+				k.c.warnOnce(k.c.key(s), fmt.Sprintf("dropped patternProperties %q: not a regular expression Go can compile (%v)", name, err))
 				continue
 			}
 			pp[name] = k.sub(s.PatternProperties[name])

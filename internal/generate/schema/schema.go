@@ -54,7 +54,19 @@ type Converter struct {
 	// there (see UseDocument); nil for earlier versions, where kin-openapi
 	// never copies a schema for the keywords beside its $ref.
 	targets map[string]*openapi3.Schema
+	// place finds a keyword's place when the loader kept no origins (see
+	// SetPlacer); nil otherwise.
+	place Placer
 }
+
+// Placer finds where the spec spells a keyword of a schema loaded without
+// origins: node is the *openapi3.Schema, or the *openapi3.SchemaRef of a
+// $ref with siblings; keyword "" is the schema itself. Nil when unknown.
+type Placer func(node any, keyword string) *openapi3.Location
+
+// SetPlacer makes the converter ask place for the positions of schemas
+// the loader recorded none for.
+func (c *Converter) SetPlacer(place Placer) { c.place = place }
 
 type def struct {
 	value any
@@ -311,18 +323,29 @@ func (c *Converter) warnOnce(at *openapi3.Location, msg string) {
 }
 
 // field is where s spells the keyword name, when known.
-func field(s *openapi3.Schema, name string) *openapi3.Location {
+func (c *Converter) field(s *openapi3.Schema, name string) *openapi3.Location {
+	return c.fieldOf(s, s, name)
+}
+
+// fieldOf is field for a schema that, without origins, is placed as node.
+func (c *Converter) fieldOf(s *openapi3.Schema, node any, name string) *openapi3.Location {
 	if s.Origin == nil {
+		if c.place != nil {
+			return c.place(node, name)
+		}
 		return nil
 	}
 	if loc, ok := s.Origin.Fields.Lookup(name); ok && loc.Line > 0 {
 		return &loc
 	}
-	return key(s)
+	return c.key(s)
 }
 
 // key is where s itself starts, when known.
-func key(s *openapi3.Schema) *openapi3.Location {
+func (c *Converter) key(s *openapi3.Schema) *openapi3.Location {
+	if s.Origin == nil && c.place != nil {
+		return c.place(s, "")
+	}
 	if s.Origin == nil || s.Origin.Key == nil || s.Origin.Key.Line == 0 {
 		return nil
 	}

@@ -200,7 +200,7 @@ func (c *Converter) convertSiblings(ref *openapi3.SchemaRef, mode Mode, note not
 		// which this schema of annotations alone does not have.
 		if ok, why := fits(s.Default, typesOf(target), target.Enum); !ok {
 			delete(out, "default")
-			c.warnOnce(field(&s, "default"), fmt.Sprintf("dropped default %s: %s", jsonv.Text(s.Default), why))
+			c.warnOnce(c.fieldOf(&s, ref, "default"), fmt.Sprintf("dropped default %s: %s", jsonv.Text(s.Default), why))
 		}
 	}
 	out["$ref"] = "#/$defs/" + c.component(ref, target, mode, note)
