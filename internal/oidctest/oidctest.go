@@ -179,7 +179,12 @@ func (iss *Issuer) Valid(audience, subject string, scopes ...string) Claims {
 // Sign signs claims with key (its kid in the header).
 func Sign(t testing.TB, key *Key, claims Claims) string {
 	opts := (&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", key.ID)
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: key.Alg, Key: key.priv}, opts)
+	return signed(t, jose.SigningKey{Algorithm: key.Alg, Key: key.priv}, opts, claims)
+}
+
+// signed is claims as a compact JWS signed with sk.
+func signed(t testing.TB, sk jose.SigningKey, opts *jose.SignerOptions, claims Claims) string {
+	s, err := jose.NewSigner(sk, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,15 +217,5 @@ func HS256WithPublicKey(t testing.TB, key *Key, claims Claims) string {
 		t.Fatal(err)
 	}
 	opts := (&jose.SignerOptions{}).WithHeader("kid", key.ID)
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: pub}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	payload, _ := json.Marshal(claims)
-	jws, err := s.Sign(payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := jws.CompactSerialize()
-	return out
+	return signed(t, jose.SigningKey{Algorithm: jose.HS256, Key: pub}, opts, claims)
 }
