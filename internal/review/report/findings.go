@@ -1,7 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -58,7 +61,7 @@ func (a *analysis) validation(t *toolData, add addFunc) {
 func (a *analysis) refusals(t *toolData, add addFunc) {
 	if t.unruled > 0 {
 		var st []string
-		for _, s := range byCountInt(t.statuses) {
+		for _, s := range byCount(t.statuses) {
 			if s != 0 {
 				st = append(st, fmt.Sprint(s))
 			}
@@ -121,7 +124,7 @@ func (a *analysis) retrySignals(t *toolData, add addFunc) {
 		add("retries", n, t.Calls, fmt.Sprintf("%s after an error changed `%s`%s", retriesText(n), arg, gaveUp), a.places.paramAt(t.Tool, arg),
 			fmt.Sprintf("the model had to guess `%s`: say in its description what it takes and where the value comes from, or narrow it with an enum", arg))
 	}
-	for _, rule := range byCountInt(t.unchangedAt) {
+	for _, rule := range byCount(t.unchangedAt) {
 		n := t.unchangedAt[rule]
 		where, change := t.Where, "the error did not say what to do differently: add an error rule for this failure whose text gives the next step"
 		if rule >= 0 {
@@ -193,31 +196,12 @@ func retriesText(n int) string {
 	return fmt.Sprintf("%d retries", n)
 }
 
-// byCount returns the keys of m, largest count first, then by name.
-func byCount(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
+// byCount returns the keys of m, largest count first, then by key.
+func byCount[K cmp.Ordered](m map[K]int) []K {
+	return slices.SortedFunc(maps.Keys(m), func(a, b K) int {
+		if c := cmp.Compare(m[b], m[a]); c != 0 {
+			return c
 		}
-		return keys[i] < keys[j]
+		return cmp.Compare(a, b)
 	})
-	return keys
-}
-
-func byCountInt(m map[int]int) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	return keys
 }
