@@ -12,6 +12,7 @@ package curate
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -115,6 +116,7 @@ func (c *curator) apply() *ir.API {
 				c.curated[ot.Name] = slots[i]
 				slots[i].Messages = c.messages(ot.Messages, "tool `"+ot.Name+"` message")
 				slots[i].Scopes = scopes(slots[i], ot)
+				c.checkScopes(ot)
 			}
 		}
 	}
@@ -252,6 +254,22 @@ func describeOp(t *ir.Tool) string {
 
 // validName applies the raw tools' naming rules to a curated name.
 func validName(name string) bool { return model.ValidToolName.MatchString(name) }
+
+// checkScopes warns about an overlay scope the spec's OAuth flows do not
+// declare: most likely a typo, and no token carries it, so the tool would
+// be listed to no one. Specs that declare none (or use OpenID Connect,
+// whose scopes the identity provider defines) are not checked.
+func (c *curator) checkScopes(ot *overlay.Tool) {
+	declared := c.raw.DeclaredScopes
+	if declared == nil {
+		return
+	}
+	for i, s := range ot.Scopes {
+		if !slices.Contains(declared, s) {
+			c.diags.Warnf(ot.ScopesAt[i], "", "tool `%s` needs scope `%s`, which the spec's OAuth flows do not declare: only callers whose identity provider defines it will see the tool%s", ot.Name, s, diag.Suggest(s, declared))
+		}
+	}
+}
 
 // scopes are the OAuth scopes a caller needs for t: the overlay's, else
 // its operation's, else (a composed tool) every step's, since a call runs

@@ -31,6 +31,10 @@ type API struct {
 	Servers []string
 	// Security lists the schemes credentials can be configured for.
 	Security []SecurityScheme
+	// DeclaredScopes are the scopes the spec's OAuth2 flows declare,
+	// sorted; nil when it declares none, or when it has an OpenID Connect
+	// scheme, whose scopes are the identity provider's to define.
+	DeclaredScopes []string
 	// Context lists values the server takes from the caller (never from
 	// the model), by name.
 	Context []ContextValue

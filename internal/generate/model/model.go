@@ -81,6 +81,7 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	api.EnvPrefix = b.envPrefix
 	api.Servers = servers(doc)
 	api.Security = b.securitySchemes()
+	api.DeclaredScopes = b.declaredScopes()
 	b.schemes = api.Security
 	known := map[string]bool{}
 	for _, s := range api.Security {

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,6 +58,33 @@ func (b *builder) securitySchemes() []ir.SecurityScheme {
 		}
 	}
 	return out
+}
+
+// declaredScopes are the scopes every OAuth2 flow of the spec declares; nil
+// when an OpenID Connect scheme leaves them to the identity provider.
+func (b *builder) declaredScopes() []string {
+	if b.doc.Components == nil {
+		return nil
+	}
+	var lists [][]string
+	for _, ref := range b.doc.Components.SecuritySchemes {
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		switch strings.ToLower(ref.Value.Type) {
+		case "openidconnect":
+			return nil
+		case "oauth2":
+			if f := ref.Value.Flows; f != nil {
+				for _, flow := range []*openapi3.OAuthFlow{f.Implicit, f.Password, f.ClientCredentials, f.AuthorizationCode} {
+					if flow != nil {
+						lists = append(lists, slices.Collect(maps.Keys(flow.Scopes)))
+					}
+				}
+			}
+		}
+	}
+	return ir.SortedSet(lists...)
 }
 
 func withSuffix(env, suffix string) string {

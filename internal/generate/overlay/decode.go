@@ -199,9 +199,10 @@ var stepName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,39}$`)
 var statusPattern = regexp.MustCompile(`^[1-5]([0-9]{2}|XX)$`)
 
 // scopes reads a tool's OAuth scopes: scope tokens as RFC 6749 section 3.3
-// defines them (printable ASCII without space, `"` or `\`).
-func (d *decoder) scopes(n *yaml.Node) []string {
-	out := []string{}
+// defines them (printable ASCII without space, `"` or `\`), and where each
+// one is written.
+func (d *decoder) scopes(n *yaml.Node) (out []string, at []diag.Pos) {
+	out = []string{}
 	for _, item := range d.Items(n, "scopes") {
 		s, ok := d.Str(item, "a scope")
 		if !ok {
@@ -212,8 +213,9 @@ func (d *decoder) scopes(n *yaml.Node) []string {
 			continue
 		}
 		out = append(out, s)
+		at = append(at, d.Pos(item))
 	}
-	return out
+	return out, at
 }
 
 var scopeToken = regexp.MustCompile(`^[\x21\x23-\x5B\x5D-\x7E]+$`)

@@ -160,8 +160,10 @@ type Tool struct {
 	// Messages replace built-in messages for this tool only.
 	Messages []*Message
 	// Scopes, when not nil, replace the OAuth scopes the spec's security
-	// requirements give the tool (an empty list: none needed).
-	Scopes []string
+	// requirements give the tool (an empty list: none needed); ScopesAt
+	// is where each is written.
+	Scopes   []string
+	ScopesAt []diag.Pos
 }
 
 // Quote configures a quote tool.

@@ -260,7 +260,7 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 		"steps":    func(k, v *yaml.Node) { t.Steps = d.steps(v) },
 		"lint":     func(k, v *yaml.Node) { t.Lint = d.lint(v) },
 		"messages": func(k, v *yaml.Node) { t.Messages = d.messages(v, "tool `"+t.Name+"` messages") },
-		"scopes":   func(k, v *yaml.Node) { t.Scopes = d.scopes(v) },
+		"scopes":   func(k, v *yaml.Node) { t.Scopes, t.ScopesAt = d.scopes(v) },
 	})
 	if yamlwalk.Resolve(n).Kind == yaml.MappingNode {
 		switch {

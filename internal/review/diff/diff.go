@@ -74,7 +74,16 @@ type Tool struct {
 	NewArgs     []string `json:"new_arguments"`
 	Description Pair     `json:"description_chars"`
 	Annotations Labels   `json:"annotations"`
-	Tokens      Pair     `json:"tokens"`
+	// Scopes are the OAuth scopes a token needs to see and call the tool,
+	// beside those of its raw tools (their union for a composed tool).
+	Scopes Scopes `json:"scopes"`
+	Tokens Pair   `json:"tokens"`
+}
+
+// Scopes are OAuth scopes before (the raw tools') and after curation.
+type Scopes struct {
+	Raw     []string `json:"raw"`
+	Curated []string `json:"curated"`
 }
 
 // Op is an operation and the raw tool it becomes.
@@ -188,6 +197,7 @@ func compareTool(t *ir.Tool, byOp map[string]*ir.Tool, inOverlay bool, r *Report
 	dt.Tokens.Curated = cost.ToolTokens(t)
 	args := schemaArgs(t.InputSchema)
 	covered := map[string]bool{}
+	var rawScopes [][]string
 
 	switch {
 	case t.Call != nil:
@@ -198,6 +208,7 @@ func compareTool(t *ir.Tool, byOp map[string]*ir.Tool, inOverlay bool, r *Report
 			dt.Description.Raw = len(rawTool.Description)
 			dt.Annotations.Raw = labels(rawTool.Annotations)
 			dt.Tokens.Raw = cost.ToolTokens(rawTool)
+			rawScopes = append(rawScopes, rawTool.Scopes)
 		}
 		dt.Operations = append(dt.Operations, opOf(t.Call, name, ""))
 		if !inOverlay {
@@ -229,6 +240,7 @@ func compareTool(t *ir.Tool, byOp map[string]*ir.Tool, inOverlay bool, r *Report
 			if rawTool != nil {
 				name = rawTool.Name
 				dt.Tokens.Raw += cost.ToolTokens(rawTool)
+				rawScopes = append(rawScopes, rawTool.Scopes)
 			}
 			dt.Operations = append(dt.Operations, opOf(st.Call, name, st.Name))
 			forEachArg(st.Call, func(key, arg string, src ir.ValueSource) {
@@ -262,6 +274,7 @@ func compareTool(t *ir.Tool, byOp map[string]*ir.Tool, inOverlay bool, r *Report
 	}
 	sort.Strings(dt.NoLongerFilled)
 	dt.NoLongerFilled = dedupe(dt.NoLongerFilled)
+	dt.Scopes = Scopes{Raw: nonNil(ir.SortedSet(rawScopes...)), Curated: nonNil(t.Scopes)}
 	return dt
 }
 
@@ -340,6 +353,14 @@ func labels(a ir.Annotations) string {
 		l = append(l, "open-world")
 	}
 	return strings.Join(l, ",")
+}
+
+// nonNil makes an empty list print as [] in JSON, not null.
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }
 
 func dedupe(s []string) []string {

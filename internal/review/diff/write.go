@@ -3,6 +3,7 @@ package diff
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -66,6 +67,32 @@ func annotations(l Labels) string {
 	return l.Raw + " → " + l.Curated
 }
 
+// scopes is a tool's scopes, space-separated as in a token's scope
+// claim, with the raw tools' first when curation changed them.
+func scopes(s Scopes) string {
+	set := func(l []string) string {
+		if len(l) == 0 {
+			return "none"
+		}
+		return strings.Join(l, " ")
+	}
+	if slices.Equal(s.Raw, s.Curated) {
+		if len(s.Curated) == 0 {
+			return ""
+		}
+		return set(s.Curated)
+	}
+	return set(s.Raw) + " → " + set(s.Curated)
+}
+
+// dash stands for an empty cell of the terminal table.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
 func saving(raw, curated int) string {
 	if raw == 0 {
 		return ""
@@ -100,11 +127,11 @@ func writeTable(w io.Writer, r *Report) error {
 	fmt.Fprintln(w)
 
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tKIND\tOPERATIONS\tHIDDEN\tFIXED\tINJECTED\tRENAMED\tCOMPUTED\tMODEL NO LONGER FILLS\tNEW ARGS\tDESC CHARS\tANNOTATIONS\tTOKENS")
+	fmt.Fprintln(tw, "TOOL\tKIND\tOPERATIONS\tHIDDEN\tFIXED\tINJECTED\tRENAMED\tCOMPUTED\tMODEL NO LONGER FILLS\tNEW ARGS\tDESC CHARS\tANNOTATIONS\tSCOPES\tTOKENS")
 	for _, t := range r.Tools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			t.Name, t.Kind, ops(t), args(t.Hidden, ""), args(t.Fixed, "="), args(t.Injected, "←"), args(t.Renamed, "→"),
-			args(t.Computed, "←"), list(t.NoLongerFilled), list(t.NewArgs), pair(t.Description), annotations(t.Annotations), pair(t.Tokens))
+			args(t.Computed, "←"), list(t.NoLongerFilled), list(t.NewArgs), pair(t.Description), annotations(t.Annotations), dash(scopes(t.Scopes)), pair(t.Tokens))
 	}
 	tw.Flush()
 	if len(r.NotOffered) > 0 {
@@ -220,16 +247,16 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "| `%s` | %d | %s | %s |\n", ts.Name, ts.Tools, thousands(ts.Tokens), yesNo(ts.Default))
 	}
 	fmt.Fprintf(w, "| `--dynamic` at start | %d | %s | |\n\n", r.DynamicStart.Tools, thousands(r.DynamicStart.Tokens))
-	fmt.Fprintln(w, "| tool | kind | operations | hidden | fixed | injected | renamed | computed | model no longer fills | new arguments | description (chars) | annotations | tokens |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---:|---|---:|")
+	fmt.Fprintln(w, "| tool | kind | operations | hidden | fixed | injected | renamed | computed | model no longer fills | new arguments | description (chars) | annotations | scopes | tokens |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---:|---|---|---:|")
 	for _, t := range r.Tools {
 		o := make([]string, len(t.Operations))
 		for i, op := range t.Operations {
 			o[i] = op.String()
 		}
-		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			t.Name, t.Kind, code(o), codeArgs(t.Hidden, ""), codeArgs(t.Fixed, " = "), codeArgs(t.Injected, " ← "), codeArgs(t.Renamed, " → "),
-			codeArgs(t.Computed, " ← "), code(t.NoLongerFilled), code(t.NewArgs), pair(t.Description), md(annotations(t.Annotations)), pair(t.Tokens))
+			codeArgs(t.Computed, " ← "), code(t.NoLongerFilled), code(t.NewArgs), pair(t.Description), md(annotations(t.Annotations)), md(scopes(t.Scopes)), pair(t.Tokens))
 	}
 	if len(r.NotOffered) > 0 {
 		fmt.Fprintf(w, "\n<details><summary>Not offered: %d raw tools whose operation no curated tool calls</summary>\n\n", len(r.NotOffered))
