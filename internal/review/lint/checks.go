@@ -529,3 +529,32 @@ func plural(n int) string {
 	}
 	return "s"
 }
+
+// resumeKeys flags the write steps of a confirm tool that a resumed run
+// cannot send again: methods not safe to repeat (POST, PATCH) carrying no
+// Idempotency-Key, neither the quote id (idempotency_key: true) nor one
+// the overlay binds.
+func (l *linter) resumeKeys(ti *toolInfo) {
+	t := ti.t
+	if t.Confirms == "" {
+		return
+	}
+	for _, st := range t.Steps {
+		if m := strings.ToUpper(st.Call.Method); (m != "POST" && m != "PATCH") || st.IdempotencyKey || boundKey(st.Call) {
+			continue
+		}
+		l.add(Finding{Rule: "resume-without-key", Tool: t.Name, Pos: l.stepPos(t, st.Name), Message: fmt.Sprintf("step `%s` of confirm tool `%s` (%s %s) is sent without an Idempotency-Key: if a run stops with its outcome unknown, calling the tool again skips it instead of resending it; set `idempotency_key: true` on the step if the API honours the header", st.Name, t.Name, st.Call.Method, st.Call.Path)})
+	}
+}
+
+// boundKey reports whether the call's Idempotency-Key header gets a value
+// the model does not choose.
+func boundKey(c *ir.Call) bool {
+	for _, p := range c.Params {
+		if p.In == ir.InHeader && strings.EqualFold(p.Name, "Idempotency-Key") && (p.Source.Template != "" || p.Source.Fixed != nil || p.Source.Context != "") {
+			return true
+		}
+	}
+	return false
+}
+

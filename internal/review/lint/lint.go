@@ -116,6 +116,7 @@ func Run(api, raw *ir.API, ov *overlay.Overlay, opts Options) *Result {
 		l.credential(ti)
 		l.valuesWithoutEnum(ti)
 		l.names(ti)
+		l.resumeKeys(ti)
 		l.poisoning(ti)
 	}
 	l.apiPoisoning(ov)
@@ -332,6 +333,18 @@ func (l *linter) argPos(t *ir.Tool, arg string) diag.Pos {
 		for _, a := range e.Args {
 			if a.Name == arg {
 				return a.Pos
+			}
+		}
+	}
+	return l.toolPos(t)
+}
+
+// stepPos is a step's entry in the overlay, else the tool's.
+func (l *linter) stepPos(t *ir.Tool, step string) diag.Pos {
+	if e := l.entries[t.Name]; e != nil {
+		for _, st := range e.Steps {
+			if st.Name == step {
+				return st.Pos
 			}
 		}
 	}

@@ -28,6 +28,7 @@ var Rules = []Rule{
 	{"name-too-long", Warning, "Clients prefix tool names with the server's (mcp__<server>__<tool>) and several reject names over 64 characters."},
 	{"name-clash", Error, "Clients that sanitise names (lower case, - and . to _) see two of these as one: one tool hides the other, or the client refuses the server."},
 	{"near-duplicate", Warning, "Two tools that read alike make the model pick at random; merge them, or say in each when to use it instead of the other."},
+	{"resume-without-key", Warning, "A confirm tool that stops part-way resumes on the next call, but a POST or PATCH step whose outcome was unknown is sent again only with an idempotency key; without one it is skipped and the person must check by hand whether it took effect. Set `idempotency_key: true` on the step (or bind its Idempotency-Key from the quote id) where the API honours one."},
 	{"tool-poisoning", Error, "Text that instructs the model (ignore previous instructions, <IMPORTANT>, read files, send secrets, hide things from the user) is a prompt-injection attack riding in the spec, and the model reads it as the tool's author's intent."},
 	{"token-budget", Warning, "Every tool definition is in the model's context on every turn: past the budget, tool choice gets worse and each conversation costs more. Curate the tool set (include, hidden, shorter schemas). An error when the budget is yours (`lint: {budget: N}` in the overlay, or --budget)."},
 	{"lint-config", Error, "A disabled rule must exist, or the switch-off silently does nothing."},
