@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,8 +47,10 @@ type Call struct {
 	rawArgs     int
 	argsPreview string
 	// requestID names the call in logs, the audit record and the backend
-	// requests (see requestid.go); log carries it.
+	// requests (see requestid.go); log carries it, made on first use (most
+	// calls log nothing).
 	requestID string
+	logOnce   sync.Once
 	log       *slog.Logger
 	// quoteID names the stored quote a confirm call loaded (its span
 	// names it, whatever the call then does).
@@ -76,7 +79,6 @@ func (c *Call) Context() context.Context { return c.ctx }
 func (k *Runtime) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool) (*Call, *mcp.CallToolResult) {
 	c := &Call{ctx: ctx, req: req, kit: k, tool: t}
 	c.requestID = newRequestID()
-	c.log = k.log.With("request_id", c.requestID)
 	if req.Extra != nil {
 		c.header = req.Extra.Header
 		c.token = req.Extra.TokenInfo

@@ -35,7 +35,16 @@ var callVariants []struct {
 	run  func(b *testing.B)
 }
 
-func benchmarkCall(b *testing.B, cfg Config) {
+func benchmarkCall(b *testing.B, cfg Config) { benchmarkCallOver(b, cfg, inMemory) }
+
+// inMemory connects the benchmark's client and server by go-sdk's
+// in-memory transport.
+func inMemory(*Runtime) (server, client mcp.Transport) {
+	return mcp.NewInMemoryTransports()
+}
+
+// benchmarkCallOver is BenchmarkCall over the transports connect makes.
+func benchmarkCallOver(b *testing.B, cfg Config, connect func(*Runtime) (server, client mcp.Transport)) {
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"id":"x1","name":"a thing","tags":["a","b"],"price":1200}`))
@@ -43,7 +52,7 @@ func benchmarkCall(b *testing.B, cfg Config) {
 	defer backend.Close()
 	tool := &Tool{Name: "get_thing", ReadOnly: true, InputSchema: `{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`}
 	cfg.BaseURL, cfg.Log, cfg.Getenv = backend.URL, io.Discard, func(string) string { return "" }
-	s, _, err := NewServer(API{Name: "bench", EnvPrefix: "BENCH"}, cfg, func(s *mcp.Server, k *Runtime) {
+	s, k, err := NewServer(API{Name: "bench", EnvPrefix: "BENCH"}, cfg, func(s *mcp.Server, k *Runtime) {
 		k.AddTool(s, tool, func(c *Call) *mcp.CallToolResult {
 			r := c.Request(http.MethodGet, "/things/{id}")
 			r.Path("id", c.Arg("id"), Simple)
@@ -54,7 +63,7 @@ func benchmarkCall(b *testing.B, cfg Config) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
+	st, ct := connect(k)
 	if _, err := s.Connect(ctx, st, nil); err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // fuzzTool has an argument in every slot a model fills: path, query,
@@ -148,6 +150,24 @@ func FuzzRedact(f *testing.F) {
 		plain := before + after
 		if !strings.ContainsAny(plain, "s%\\+bB") && r.String(plain) != plain {
 			t.Fatalf("changed text without a secret: %q", plain)
+		}
+	})
+}
+
+// FuzzFitsSurely: whatever JSON a backend answers, its value encoded again
+// is at most 6 bytes a byte of the body, the bound by which shapeJSON
+// skips measuring small results (fitsSurely).
+func FuzzFitsSurely(f *testing.F) {
+	for _, seed := range []string{"\"\xff\xfe\"", "\"\u2028\"", `"\u0001\ud800"`, `{"a":1,"a":2}`, `[1e400,{"<":">"}]`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		v, ok := decodeJSON(body)
+		if !ok {
+			return
+		}
+		if n := len(jsonv.Text(v)); n > 6*len(body) {
+			t.Fatalf("%q encodes again to %d bytes", body, n)
 		}
 	})
 }

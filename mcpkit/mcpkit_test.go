@@ -77,6 +77,26 @@ func TestFitCutsTheLargestArray(t *testing.T) {
 	}
 }
 
+// fitsSurely's bound: no body's value encodes again to more than 6 bytes
+// a byte, whatever its strings hold.
+func TestFitsSurelyBound(t *testing.T) {
+	for _, body := range []string{
+		"\"\xff\xfe\xfd\"", "[\"\xff\",\"\xc3\"]", "\"\u2028\u2029\"", "\"\\u0001\\b\\f\\n\"", "\"\\ud800\\udc00\\ud800\"",
+		`{"a":1,"a":2}`, `{"<&>":"<&>"}`, `"\/\/"`, `[1e400, -0.0000001, 12345678901234567890]`, `{"k":[{},[],null,true,false,""]}`,
+	} {
+		v, ok := decodeJSON([]byte(body))
+		if !ok {
+			t.Fatalf("%q is not JSON", body)
+		}
+		if n := len(jsonv.Text(v)); n > 6*len(body) {
+			t.Errorf("%q: %d bytes encoded again, more than 6 a byte", body, n)
+		}
+		if !fitsSurely([]byte(body), 6*len(body)) || fitsSurely([]byte(body), 6*len(body)-1) {
+			t.Errorf("%q: fitsSurely's bound is not 6 bytes a byte", body)
+		}
+	}
+}
+
 func TestMoney(t *testing.T) {
 	for in, want := range map[any]string{json.Number("1430"): "1,430", 230.0: "230", 1234567.5: "1,234,567.50", -1500.0: "-1,500", "12": "12"} {
 		if got := money(in); got != want {

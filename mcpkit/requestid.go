@@ -25,8 +25,11 @@ func newRequestID() string {
 
 // logger is the call's logger: the server's, with the request id.
 func (c *Call) logger() *slog.Logger {
-	if c.log != nil {
-		return c.log
-	}
-	return c.kit.log
+	c.logOnce.Do(func() {
+		c.log = c.kit.log
+		if c.requestID != "" {
+			c.log = c.log.With("request_id", c.requestID)
+		}
+	})
+	return c.log
 }

@@ -88,7 +88,10 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 		}
 	}
 	limit := c.resultLimit()
-	v, cuts := fit(v, limit)
+	var cuts string
+	if !fitsSurely(body, limit) {
+		v, cuts = fit(v, limit)
+	}
 	note := ""
 	if cuts != "" {
 		note = c.say("result_trimmed", M{"limit": limit, "cuts": cuts})
@@ -160,6 +163,14 @@ func (c *Call) shapeJSON(status int, body []byte, v any) *mcp.CallToolResult {
 	}
 	return res
 }
+
+// fitsSurely reports whether a JSON body's value, however it is projected
+// and encoded again (jsonv.Text), fits in limit bytes: the encoding writes
+// at most 6 bytes for a byte of the body (an invalid UTF-8 byte becomes
+// \ufffd; U+2028 and U+2029, 3 bytes, become 6; the rest is written as
+// the body wrote it, or shorter). Such a body, most of them, is not
+// encoded again only to be measured.
+func fitsSurely(body []byte, limit int) bool { return len(body) <= limit/6 }
 
 // keep builds a document holding only the selected values, at their
 // places; array elements keep their order.

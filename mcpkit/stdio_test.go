@@ -1,33 +1,54 @@
 package mcpkit
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // filterLines runs the stdio filter over input and returns the frames it
-// forwards and the error responses it writes.
+// accepts and the error responses it writes.
 func filterLines(input []byte) (forwarded, replies []string) {
-	var fwd, out bytes.Buffer
+	var out bytes.Buffer
 	w := &frameWriter{w: &out}
-	f := &frameFilter{reply: w.reply, forward: &fwd, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	f.run(bytes.NewReader(input))
-	split := func(s string) []string {
-		var l []string
-		for _, x := range strings.Split(s, "\n") {
-			if x != "" {
-				l = append(l, x)
-			}
+	f := &frameFilter{reply: w.reply, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return runFilter(f, bytes.NewReader(input)), nonEmptyLines(out.String())
+}
+
+// runFilter reads every frame f accepts from in, checking that each comes
+// with its messages.
+func runFilter(f *frameFilter, in io.Reader) (accepted []string) {
+	r := bufio.NewReader(in)
+	for {
+		fr, err := f.next(r)
+		if err != nil {
+			return accepted
 		}
-		return l
+		if len(fr.msgs) == 0 || fr.batch != (fr.raw[0] == '[') {
+			panic(fmt.Sprintf("frame %q accepted with %d messages", fr.raw, len(fr.msgs)))
+		}
+		accepted = append(accepted, string(fr.raw))
 	}
-	return split(fwd.String()), split(out.String())
+}
+
+func nonEmptyLines(s string) []string {
+	var l []string
+	for _, x := range strings.Split(s, "\n") {
+		if x != "" {
+			l = append(l, x)
+		}
+	}
+	return l
 }
 
 var hostileFrames = []struct {
@@ -93,10 +114,10 @@ func TestStdioFilterLongLineAndBatches(t *testing.T) {
 func TestStdioFilterRepliesAreMessages(t *testing.T) {
 	k := testKit(t, nil)
 	k.api.Messages = map[string]string{"frame_not_json": "Not JSON; send one JSON-RPC message per line."}
-	var fwd, out bytes.Buffer
+	var out bytes.Buffer
 	w := &frameWriter{w: &out}
-	f := &frameFilter{reply: w.reply, forward: &fwd, log: k.log, kit: k}
-	f.run(strings.NewReader("garbage\n[]\n"))
+	f := &frameFilter{reply: w.reply, log: k.log, kit: k}
+	runFilter(f, strings.NewReader("garbage\n[]\n"))
 	if !strings.Contains(out.String(), `"message":"Not JSON; send one JSON-RPC message per line."`) || !strings.Contains(out.String(), `"message":"Invalid Request: an empty batch."`) {
 		t.Fatalf("replies:\n%s", out.String())
 	}
@@ -138,4 +159,54 @@ func FuzzStdioFilter(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStdioConnection drives a server over the stdio connection line by
+// line: a batch (protocol 2025-03-26) is answered with one array holding
+// each request's response, a batch that uses an id twice is refused
+// without ending the session, and the end of stdin ends it.
+func TestStdioConnection(t *testing.T) {
+	s, k := auditServer(t, io.Discard)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(context.Background(), stdioTransport(inR, outW, k)) }()
+	out := bufio.NewReader(outR)
+	exchange := func(line string) string {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		answer, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer
+	}
+	if a := exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`); !strings.Contains(a, `"protocolVersion":"2025-03-26"`) {
+		t.Fatalf("initialize: %s", a)
+	}
+	var batch []struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	a := exchange(`[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":8,"method":"tools/list"}]`)
+	if err := json.Unmarshal([]byte(a), &batch); err != nil || len(batch) != 2 || batch[0].ID != 7 || batch[1].ID != 8 || !strings.Contains(string(batch[1].Result), `"get_thing"`) {
+		t.Fatalf("batch answer: %s", a)
+	}
+	if a := exchange(`[{"jsonrpc":"2.0","id":9,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"ping"}]`); !strings.Contains(a, `"code":-32600`) || !strings.Contains(a, "used twice") {
+		t.Fatalf("batch with a repeated id: %s", a)
+	}
+	if a := exchange(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"get_thing","arguments":{"id":"ok"}}}`); !strings.Contains(a, `"id":10`) || strings.Contains(a, `"isError":true`) {
+		t.Fatalf("call after the refused batch: %s", a)
+	}
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, io.EOF) {
+			t.Fatalf("Run after stdin ended: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end with stdin")
+	}
 }
