@@ -32,14 +32,16 @@ variables use the same prefix.`,
 			// The server's name, and so its environment prefix, is the
 			// generated server's: --name, else the overlay's server.name
 			// (there is no package to fall back on: then the spec's title).
-			out, err := generator.Run(o)
+			// An unchanged spec and overlay start from the tool set the
+			// first start compiled (serve.Compile), warnings included.
+			p, err := serve.Compile(o)
 			if err != nil {
 				return err
 			}
-			for _, w := range out.Warnings() {
-				fmt.Fprintln(cmd.ErrOrStderr(), w.String())
+			for _, w := range p.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), w)
 			}
-			api, register := serve.API(out.Curated)
+			api, register := serve.Lowered(p.Server)
 			if code := mcpkit.Run(api, register, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
 				return &exitError{code: code}
 			}
