@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -72,7 +73,9 @@ const (
 	magic  = "tailor cache 1\n"
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is made when first used: every command pays for a table made
+// at init.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // header is what precedes the payload: the magic line, the key and a
 // line, the payload's length and CRC-32C.
@@ -82,7 +85,7 @@ func (e *Entry) header(payload []byte) []byte {
 	h = append(h, e.key...)
 	h = append(h, '\n')
 	h = binary.LittleEndian.AppendUint64(h, uint64(len(payload)))
-	return binary.LittleEndian.AppendUint32(h, crc32.Checksum(payload, castagnoli))
+	return binary.LittleEndian.AppendUint32(h, crc32.Checksum(payload, castagnoli()))
 }
 
 // Read returns the entry's payload, or false when there is none that is

@@ -19,7 +19,11 @@ func newServeCmd() *cobra.Command {
 -- --http ADDR) streamable HTTP, so that tools can be tried in an MCP client before any code is
 committed. It behaves exactly like the generated server: the same run-time library performs the
 same calls. Flags after -- are the generated server's own (see them with -- -h); its environment
-variables use the same prefix.`,
+variables use the same prefix.
+
+A later start with the same spec (and the files its $refs read), overlay and flags serves the tool set
+the first start built, without reading the spec, and prints its warnings again. It is kept in
+$TAILOR_CACHE, else tailor/ under the user cache directory; TAILOR_CACHE=off builds at every start.`,
 		Example: `  # stdio, for an MCP client that spawns servers:
   tailor serve --spec openapi.yaml --overlay tools.yaml -- --base-url http://localhost:8080
 
