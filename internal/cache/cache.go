@@ -3,8 +3,13 @@
 // read back (the spec validation's warnings, internal/generate/load; the
 // tool set tailor serve starts with, internal/serve).
 //
-// An entry is one file, <dir>/<kind>/<key>.entry: a header naming the key
-// and a CRC-32C of the payload, then the payload. It is written to a
+// An entry is one file, <dir>/<kind>/<slot>.entry: a header naming the key
+// and a CRC-32C of the payload, then the payload. The key is a digest of
+// everything the payload depends on; the slot says which entries replace
+// each other: one whose slot is its key is kept beside every other, one
+// named after where its inputs are (not what they hold) replaces the
+// previous entry for them, so that editing a spec again and again leaves
+// one entry, not one per version. It is written to a
 // temporary file and renamed into place, so concurrent writers are safe and
 // a reader sees a whole entry or none. An entry that cannot be read, is
 // truncated, names another key or fails its checksum is a miss (and is
@@ -51,13 +56,14 @@ type Entry struct {
 }
 
 // Open returns the entry of key (a hex digest over everything the payload
-// depends on) among kind's, or nil when the cache is off.
-func Open(kind, key string) *Entry {
+// depends on) in slot (a file name) among kind's, or nil when the cache is
+// off.
+func Open(kind, slot, key string) *Entry {
 	dir := Dir()
 	if dir == "" {
 		return nil
 	}
-	return &Entry{key: key, file: filepath.Join(dir, kind, key+suffix)}
+	return &Entry{key: key, file: filepath.Join(dir, kind, slot+suffix)}
 }
 
 // File is where the entry is kept ("" when the cache is off).

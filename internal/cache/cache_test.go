@@ -15,7 +15,7 @@ import (
 
 func TestEntryRoundTrip(t *testing.T) {
 	t.Setenv("TAILOR_CACHE", t.TempDir())
-	e := Open("kind", "k1")
+	e := Open("kind", "k1", "k1")
 	if _, ok := e.Read(); ok {
 		t.Fatal("an entry never written was a hit")
 	}
@@ -26,7 +26,7 @@ func TestEntryRoundTrip(t *testing.T) {
 		t.Fatalf("read %q, %v; want %q", got, ok, payload)
 	}
 	// An empty payload is a hit too (no warnings, say).
-	e2 := Open("kind", "k2")
+	e2 := Open("kind", "k2", "k2")
 	e2.Write(nil)
 	if got, ok := e2.Read(); !ok || len(got) != 0 {
 		t.Errorf("empty payload: %q, %v", got, ok)
@@ -37,7 +37,7 @@ func TestEntryRoundTrip(t *testing.T) {
 // written under this key or nothing.
 func TestEntryRefusesDamage(t *testing.T) {
 	t.Setenv("TAILOR_CACHE", t.TempDir())
-	e := Open("kind", "abc")
+	e := Open("kind", "abc", "abc")
 	payload := bytes.Repeat([]byte("schema "), 1000)
 	e.Write(payload)
 	whole, err := os.ReadFile(e.File())
@@ -46,7 +46,7 @@ func TestEntryRefusesDamage(t *testing.T) {
 	}
 	flipped := bytes.Clone(whole)
 	flipped[len(flipped)-100] ^= 1
-	other := Open("kind", "abd")
+	other := Open("kind", "abd", "abd")
 	other.Write(payload)
 	foreign, _ := os.ReadFile(other.File())
 	for name, content := range map[string][]byte{
@@ -65,6 +65,13 @@ func TestEntryRefusesDamage(t *testing.T) {
 			t.Errorf("%s: read %d bytes as a hit", name, len(got))
 		}
 	}
+	// An entry of another key in the same slot is a miss too; writing
+	// replaces it.
+	older := Open("kind", "abc", "older")
+	older.Write(payload)
+	if _, ok := e.Read(); ok {
+		t.Error("another key's entry in the slot was a hit")
+	}
 	e.Write(payload)
 	if got, ok := e.Read(); !ok || !bytes.Equal(got, payload) {
 		t.Error("rewritten entry is not read back")
@@ -76,7 +83,7 @@ func TestCacheOff(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	t.Setenv("TAILOR_CACHE", "off")
-	e := Open("kind", "k")
+	e := Open("kind", "k", "k")
 	if e != nil {
 		t.Fatalf("TAILOR_CACHE=off opened %s", e.File())
 	}
@@ -85,7 +92,7 @@ func TestCacheOff(t *testing.T) {
 		t.Error("a nil entry read as a hit")
 	}
 	t.Setenv("TAILOR_CACHE", "")
-	if got, want := Open("kind", "k").File(), filepath.Join(home, ".cache", "tailor", "kind", "k"+suffix); runtime.GOOS == "linux" && got != want {
+	if got, want := Open("kind", "k", "k").File(), filepath.Join(home, ".cache", "tailor", "kind", "k"+suffix); runtime.GOOS == "linux" && got != want {
 		t.Errorf("default entry %s, want %s", got, want)
 	}
 }
@@ -105,7 +112,7 @@ func TestUnwritableCache(t *testing.T) {
 	os.WriteFile(file, nil, 0o644)
 	for _, dir := range []string{ro, file, filepath.Join(file, "below")} {
 		t.Setenv("TAILOR_CACHE", dir)
-		e := Open("kind", "k")
+		e := Open("kind", "k", "k")
 		e.Write([]byte("x"))
 		if dir != ro || os.Geteuid() != 0 {
 			if _, ok := e.Read(); ok {
@@ -124,15 +131,15 @@ func TestConcurrentWriters(t *testing.T) {
 	payload := bytes.Repeat([]byte("0123456789"), 100_000)
 	var wg sync.WaitGroup
 	for range 8 {
-		wg.Go(func() { Open("kind", "k").Write(payload) })
+		wg.Go(func() { Open("kind", "k", "k").Write(payload) })
 		wg.Go(func() {
-			if got, ok := Open("kind", "k").Read(); ok && !bytes.Equal(got, payload) {
+			if got, ok := Open("kind", "k", "k").Read(); ok && !bytes.Equal(got, payload) {
 				t.Error("a reader saw a partial payload")
 			}
 		})
 	}
 	wg.Wait()
-	if got, ok := Open("kind", "k").Read(); !ok || !bytes.Equal(got, payload) {
+	if got, ok := Open("kind", "k", "k").Read(); !ok || !bytes.Equal(got, payload) {
 		t.Error("no whole entry after the race")
 	}
 	names, _ := os.ReadDir(filepath.Join(dir, "kind"))

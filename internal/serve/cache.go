@@ -8,7 +8,7 @@ package serve
 // and a start with unchanged inputs reads them back and serves at once,
 // without loading the spec.
 //
-// The key (key) is a SHA-256 over everything the result depends on: the
+// The key (keys) is a SHA-256 over everything the result depends on: the
 // binary (internal/cache.Build: the Go build ID, which changes with any of
 // tailor's code or dependencies) and the Go version; the working directory
 // and the options as given (paths, --name, --env-prefix, --ref-root,
@@ -42,6 +42,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -142,11 +143,11 @@ func openCache(opts generator.Options) *toolSetCache {
 			return nil
 		}
 	}
-	k, ok := key(build, opts, spec, overlay)
+	slot, key, ok := keys(build, opts, spec, overlay)
 	if !ok {
 		return nil
 	}
-	c := &toolSetCache{entry: cache.Open("serve", k), spec: spec, specPath: opts.SpecPath, refRoot: opts.RefRoot}
+	c := &toolSetCache{entry: cache.Open("serve", slot, key), spec: spec, specPath: opts.SpecPath, refRoot: opts.RefRoot}
 	if opts.OverlayPath != "" {
 		sum := sha256.Sum256(overlay)
 		c.overlaySHA256 = hex.EncodeToString(sum[:])
@@ -154,29 +155,36 @@ func openCache(opts generator.Options) *toolSetCache {
 	return c
 }
 
-// key is the hex SHA-256 over what the tool set depends on, the $refs'
-// files aside (entry.Sources).
-func key(build string, opts generator.Options, spec, overlay []byte) (string, bool) {
+// keys returns the entry's slot and key (see internal/cache), hex
+// SHA-256s: the slot's over where the inputs are and how they are used
+// (the working directory, the spec's path, the options as given), so that
+// an edited spec or overlay, or a new tailor, replaces the entry of the
+// one before; the key's over that and what the tool set depends on, the
+// $refs' files aside (entry.Sources): the binary, the Go version, the
+// spec's and the overlay's bytes.
+func keys(build string, opts generator.Options, spec, overlay []byte) (slot, key string, ok bool) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
 	abs, err := filepath.Abs(opts.SpecPath)
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
 	opts.SpecData = nil
 	options, err := json.Marshal(opts)
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
+	where := fmt.Sprintf("tailor serve tool set %q\nwd %q\nspec %q\noptions %s\n", formatVersion, wd, abs, options)
 	h := sha256.New()
-	fmt.Fprintf(h, "tailor serve tool set %q\nbinary %q\ngo %q\nwd %q\nspec %q\noptions %s\n", formatVersion, build, runtime.Version(), wd, abs, options)
-	fmt.Fprintf(h, "spec bytes %x\n", sha256.Sum256(spec))
+	io.WriteString(h, where)
+	fmt.Fprintf(h, "binary %q\ngo %q\nspec bytes %x\n", build, runtime.Version(), sha256.Sum256(spec))
 	if opts.OverlayPath != "" {
 		fmt.Fprintf(h, "overlay bytes %x\n", sha256.Sum256(overlay))
 	}
-	return hex.EncodeToString(h.Sum(nil)), true
+	slotSum := sha256.Sum256([]byte(where))
+	return hex.EncodeToString(slotSum[:]), hex.EncodeToString(h.Sum(nil)), true
 }
 
 // load returns the cached program, or nil on a miss.

@@ -144,6 +144,11 @@ func TestCompileFromCache(t *testing.T) {
 		sameProgram(t, again, p)
 	}
 
+	// Each edit replaced the entry before it.
+	if files, _ := filepath.Glob(filepath.Join(os.Getenv("TAILOR_CACHE"), "serve", "*.entry")); len(files) != 1 {
+		t.Errorf("entries after the edits: %v, want one", files)
+	}
+
 	// A $ref'd file that went away is the pipeline's warning, not the
 	// cached tool set; nor is that start cached: the file may come back.
 	os.Remove(filepath.Join("schemas", "pet.yaml"))
@@ -163,12 +168,17 @@ func TestCacheKeyCoversEveryInput(t *testing.T) {
 	t.Chdir(t.TempDir())
 	base := generator.Options{SpecPath: "openapi.yaml", OverlayPath: "overlay.yaml"}
 	spec, overlay := []byte("openapi: 3.0.3"), []byte("tailor: 1")
+	baseSlot, _, _ := keys("b1", base, spec, overlay)
+	// slotted says whether the key's entry replaces base's: what the
+	// inputs hold and the binary change the key alone.
+	var slotted bool
 	k := func(build string, o generator.Options, spec, overlay []byte) string {
 		t.Helper()
-		key, ok := key(build, o, spec, overlay)
+		slot, key, ok := keys(build, o, spec, overlay)
 		if !ok {
 			t.Fatal("no key")
 		}
+		slotted = slot == baseSlot
 		return key
 	}
 	want := k("b1", base, spec, overlay)
@@ -183,12 +193,22 @@ func TestCacheKeyCoversEveryInput(t *testing.T) {
 		}
 		seen[key] = what
 	}
+	replaces := func(what string, want bool) {
+		t.Helper()
+		if slotted != want {
+			t.Errorf("%s: the entry replaces the base's: %v, want %v", what, slotted, want)
+		}
+	}
 	check("another binary", k("b2", base, spec, overlay))
+	replaces("another binary", true)
 	check("another spec", k("b1", base, []byte("openapi: 3.0.4"), overlay))
+	replaces("another spec", true)
 	check("another overlay", k("b1", base, spec, []byte("tailor: 1 ")))
+	replaces("another overlay", true)
 	o := base
 	o.SpecPath = "./openapi.yaml" // warnings name it as given
 	check("the spec named otherwise", k("b1", o, spec, overlay))
+	replaces("the spec named otherwise", false)
 	v := reflect.ValueOf(&o).Elem()
 	for i := range v.NumField() {
 		f := v.Type().Field(i)
@@ -205,9 +225,11 @@ func TestCacheKeyCoversEveryInput(t *testing.T) {
 			t.Fatalf("generator.Options.%s is a %s: teach this test to change it", f.Name, f.Type)
 		}
 		check("option "+f.Name, k("b1", o, spec, overlay))
+		replaces("option "+f.Name, false)
 	}
 	t.Chdir(t.TempDir())
 	check("another working directory", k("b1", base, spec, overlay))
+	replaces("another working directory", false)
 }
 
 // TestCompileRepairsBadEntries: an entry that is not a whole entry of this

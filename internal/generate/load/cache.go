@@ -108,7 +108,7 @@ func openCache(path string, sum [sha256.Size]byte, reads *readLog) *validationCa
 		fmt.Fprintf(h, "ref %s\n", r)
 	}
 	key := hex.EncodeToString(h.Sum(nil))
-	return &validationCache{entry: cache.Open("validation", key)}
+	return &validationCache{entry: cache.Open("validation", key, key)}
 }
 
 // moduleVersion is the version of module path the binary was built with,
