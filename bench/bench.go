@@ -251,9 +251,9 @@ func (b *runner) runSpec(ctx context.Context, s Spec, tokens string) error {
 		servers = append(servers, server{labelAlt, []string{b.alt.node, "build/index.js"}, b.alt.stdio[s.Name], altEnv(s, b.backend.URL)})
 	}
 	servers = append(servers, server{labelGoFloor, []string{b.tailor.floor}, b.work, nil})
-	// tailor serve builds the tool set from the spec at every start; its
-	// validation cache is the one its warm-up start filled, as on a
-	// developer's machine after the first start.
+	// tailor serve's cache is the one its warm-up start filled, as on a
+	// developer's machine after the first start: it serves the tool set
+	// that start built.
 	serveCache := filepath.Join(b.work, "serve-cache-"+s.Name)
 	servers = append(servers, server{labelServe, []string{b.tailor.cli, "serve", "--spec", s.Path, "--name", s.Name}, b.work, append(tailorEnv(s, b.backend.URL), "TAILOR_CACHE="+serveCache)})
 	if alt {

@@ -232,7 +232,7 @@ func (r *Report) addColdStart(s Spec, c map[string][]coldRun, work, tokens strin
 		t = Target{MaxRatio, 2}
 	}
 	r.add(Row{Figure: "cold start, tailor serve (spec → tools/list answered) ÷ the generated server", Spec: s.Name, Unit: "ms", Tailor: get(labelServe, list), Other: get(labelTailor, list), OtherLabel: "generated server", Target: t})
-	r.note("tailor serve reads the spec at each start; its spec validation cache is the one its warm-up start filled, as after a developer's first start.")
+	r.note("tailor serve runs with the cache its warm-up start filled (TAILOR_CACHE), as after a developer's first start with the same spec: it serves the tool set that start built, without reading the spec again (its first start builds it: about the generation row's time).")
 	t = Target{}
 	if s.Name == "kubernetes" {
 		t = Target{MaxRatio, 0.25}

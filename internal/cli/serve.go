@@ -19,7 +19,11 @@ func newServeCmd() *cobra.Command {
 -- --http ADDR) streamable HTTP, so that tools can be tried in an MCP client before any code is
 committed. It behaves exactly like the generated server: the same run-time library performs the
 same calls. Flags after -- are the generated server's own (see them with -- -h); its environment
-variables use the same prefix.`,
+variables use the same prefix.
+
+A later start with the same spec (and the files its $refs read), overlay and flags serves the tool set
+the first start built, without reading the spec, and prints its warnings again. It is kept in
+$TAILOR_CACHE, else tailor/ under the user cache directory; TAILOR_CACHE=off builds at every start.`,
 		Example: `  # stdio, for an MCP client that spawns servers:
   tailor serve --spec openapi.yaml --overlay tools.yaml -- --base-url http://localhost:8080
 
@@ -32,14 +36,16 @@ variables use the same prefix.`,
 			// The server's name, and so its environment prefix, is the
 			// generated server's: --name, else the overlay's server.name
 			// (there is no package to fall back on: then the spec's title).
-			out, err := generator.Run(o)
+			// An unchanged spec and overlay start from the tool set the
+			// first start compiled (serve.Compile), warnings included.
+			p, err := serve.Compile(o)
 			if err != nil {
 				return err
 			}
-			for _, w := range out.Warnings() {
-				fmt.Fprintln(cmd.ErrOrStderr(), w.String())
+			for _, w := range p.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), w)
 			}
-			api, register := serve.API(out.Curated)
+			api, register := serve.Lowered(p.Server)
 			if code := mcpkit.Run(api, register, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
 				return &exitError{code: code}
 			}

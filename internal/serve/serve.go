@@ -20,7 +20,12 @@ import (
 // API converts the IR into the description mcpkit serves, and the function
 // that registers its tools.
 func API(api *ir.API) (mcpkit.API, mcpkit.Register) {
-	s := lower.Of(api)
+	return Lowered(lower.Of(api))
+}
+
+// Lowered is API for a tool set already lowered (Compile's); it attaches
+// the handlers to s's tools.
+func Lowered(s *lower.Server) (mcpkit.API, mcpkit.Register) {
 	handlers := make([]mcpkit.Handler, len(s.Tools))
 	for i, t := range s.Tools {
 		for j, req := range t.Steps {

@@ -15,11 +15,11 @@ package load
 // user did); the root spec's bytes (after an overlay's actions); and the
 // location and bytes of every file or URL the loader read through $refs
 // (remote refs included: they are fetched during loading anyway, so their
-// content is part of the key like a local file's). An entry is one small
-// JSON file, <dir>/validation/<key>.json, written to a temporary file and
-// renamed, so concurrent runs are safe; an entry that cannot be read or does
-// not match is recomputed and rewritten, and failing to write one never
-// fails generation.
+// content is part of the key like a local file's). An entry holds the
+// warnings as JSON, kept by internal/cache (written to a temporary file and
+// renamed, so concurrent runs are safe; an entry that cannot be read or
+// does not match is recomputed and rewritten, and failing to write one
+// never fails generation), under <dir>/validation/.
 //
 // <dir> is $TAILOR_CACHE, else os.UserCacheDir()/tailor; TAILOR_CACHE=off
 // (or no cache directory) turns the cache off.
@@ -35,13 +35,12 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/tailormcp/tailor/internal/cache"
 	"github.com/tailormcp/tailor/internal/diag"
 )
 
@@ -83,15 +82,14 @@ func (r *readLog) wrap(read openapi3.ReadFromURIFunc) openapi3.ReadFromURIFunc {
 // validationCache is where one spec's warnings are kept; nil when the cache
 // is off, which every method allows.
 type validationCache struct {
-	key, file string
+	entry *cache.Entry
 }
 
 // openCache returns the cache entry of the spec at path whose root bytes
 // hash to sum and whose loader read what reads recorded, or nil when the
 // cache is off or the result could not be keyed.
 func openCache(path string, sum [sha256.Size]byte, reads *readLog) *validationCache {
-	dir := cacheDir()
-	if dir == "" || reads.failed {
+	if cache.Dir() == "" || reads.failed {
 		return nil
 	}
 	abs, err1 := filepath.Abs(path)
@@ -110,24 +108,7 @@ func openCache(path string, sum [sha256.Size]byte, reads *readLog) *validationCa
 		fmt.Fprintf(h, "ref %s\n", r)
 	}
 	key := hex.EncodeToString(h.Sum(nil))
-	return &validationCache{key: key, file: filepath.Join(dir, "validation", key+".json")}
-}
-
-// cacheDir is $TAILOR_CACHE, else the user's cache directory's tailor, or
-// "" when caching is off.
-func cacheDir() string {
-	switch dir := os.Getenv("TAILOR_CACHE"); dir {
-	case "off":
-		return ""
-	case "":
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		return filepath.Join(base, "tailor")
-	default:
-		return dir
-	}
+	return &validationCache{entry: cache.Open("validation", key, key)}
 }
 
 // moduleVersion is the version of module path the binary was built with,
@@ -149,31 +130,20 @@ func moduleVersion(path, fallback string) string {
 	return fallback
 }
 
-type cacheEntry struct {
-	Key      string
-	Warnings []diag.Diagnostic
-}
-
 // load returns the cached warnings, if there are any for c's key.
 func (c *validationCache) load() ([]diag.Diagnostic, bool) {
 	if c == nil {
 		return nil, false
 	}
-	data, err := os.ReadFile(c.file)
-	if err != nil {
+	data, ok := c.entry.Read()
+	if !ok {
 		return nil, false
 	}
-	var e cacheEntry
-	if err := json.Unmarshal(data, &e); err != nil || e.Key != c.key {
+	var ws []diag.Diagnostic
+	if err := json.Unmarshal(data, &ws); err != nil {
 		return nil, false
 	}
-	// Used now: trim keeps it.
-	now := time.Now()
-	os.Chtimes(c.file, now, now)
-	if len(e.Warnings) == 0 {
-		return nil, true
-	}
-	return e.Warnings, true
+	return ws, true
 }
 
 // validate runs validate, places what it found (locate), and stores the
@@ -192,71 +162,15 @@ func (c *validationCache) store(ws []diag.Diagnostic) {
 	if c == nil {
 		return
 	}
-	data, err := json.Marshal(cacheEntry{Key: c.key, Warnings: ws})
+	data, err := json.Marshal(ws)
 	if err != nil {
 		return
 	}
 	// Only what reads back the same is kept (JSON would replace invalid
 	// UTF-8 in a file name, say).
-	var back cacheEntry
-	if json.Unmarshal(data, &back) != nil || !slices.Equal(back.Warnings, ws) {
+	var back []diag.Diagnostic
+	if json.Unmarshal(data, &back) != nil || !slices.Equal(back, ws) {
 		return
 	}
-	dir := filepath.Dir(c.file)
-	if os.MkdirAll(dir, 0o755) != nil {
-		return
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), c.file)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return
-	}
-	trim(dir, time.Now())
-}
-
-// Entries not used for entryMaxAge are deleted, at most once per
-// trimInterval (a marker file's time says when it last happened), so that
-// a cache that sees a new spec version every day does not grow forever.
-// A hit refreshes its entry's time. Temporary files of a writer that died
-// are removed after an hour.
-const (
-	entryMaxAge  = 30 * 24 * time.Hour
-	trimInterval = 24 * time.Hour
-)
-
-func trim(dir string, now time.Time) {
-	marker := filepath.Join(dir, "trimmed")
-	if st, err := os.Stat(marker); err == nil && now.Sub(st.ModTime()) < trimInterval {
-		return
-	}
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
-		return
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		name := e.Name()
-		maxAge := entryMaxAge
-		switch {
-		case strings.HasPrefix(name, ".tmp-"):
-			maxAge = time.Hour
-		case !strings.HasSuffix(name, ".json"):
-			continue
-		}
-		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > maxAge {
-			os.Remove(filepath.Join(dir, name))
-		}
-	}
+	c.entry.Write(data)
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/tailormcp/tailor/internal/diag"
 )
@@ -47,7 +46,7 @@ func validated(t *testing.T, path string, background bool) ([]diag.Diagnostic, b
 // entries lists the cache entries under dir.
 func entries(t *testing.T, dir string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "validation", "*.json"))
+	files, err := filepath.Glob(filepath.Join(dir, "validation", "*.entry"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,50 +219,5 @@ func TestKinVersionFallback(t *testing.T) {
 	}
 	if string(m[1]) != kinVersion {
 		t.Errorf("kinVersion is %s, go.mod requires %s: update it (and validationVersion if messages changed)", kinVersion, m[1])
-	}
-}
-
-// Entries unused for a month and temporary files of dead writers go; the
-// rest stays, and trimming runs at most once a day.
-func TestValidationCacheTrims(t *testing.T) {
-	dir := t.TempDir()
-	now := time.Now()
-	files := map[string]time.Duration{
-		"fresh.json":  time.Hour,
-		"stale.json":  40 * 24 * time.Hour,
-		".tmp-dead":   2 * time.Hour,
-		".tmp-active": time.Minute,
-		"other":       400 * 24 * time.Hour,
-	}
-	for name, age := range files {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	trim(dir, now)
-	var left []string
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		left = append(left, e.Name())
-	}
-	want := []string{".tmp-active", "fresh.json", "other", "trimmed"}
-	if !slices.Equal(left, want) {
-		t.Fatalf("left %v, want %v", left, want)
-	}
-	// Within a day of the last trim nothing is looked at.
-	stale := filepath.Join(dir, "stale2.json")
-	os.WriteFile(stale, []byte("{}"), 0o644)
-	os.Chtimes(stale, now.Add(-40*24*time.Hour), now.Add(-40*24*time.Hour))
-	trim(dir, now.Add(time.Hour))
-	if _, err := os.Stat(stale); err != nil {
-		t.Fatalf("trimmed again within a day: %v", err)
-	}
-	trim(dir, now.Add(25*time.Hour))
-	if _, err := os.Stat(stale); err == nil {
-		t.Fatal("a stale entry survived the next day's trim")
 	}
 }

@@ -33,6 +33,9 @@ type fetcher struct {
 	// again for every $ref to it, and a load must see one version of it.
 	mu    sync.Mutex
 	cache map[string][]byte
+	// failed and fetched say that a read failed, or that one was remote:
+	// then what the spec is made of cannot be listed as files (Sources).
+	failed, fetched bool
 }
 
 // Limits of what a $ref may read. Variables so that tests can lower them.
@@ -81,15 +84,17 @@ func (f *fetcher) read(location *url.URL) ([]byte, error) {
 		return data, nil
 	}
 	data, err := f.readOnce(location)
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if err != nil {
+		f.failed = true
 		return nil, err
 	}
-	f.mu.Lock()
+	f.fetched = f.fetched || location.Scheme == "http" || location.Scheme == "https"
 	if f.cache == nil {
 		f.cache = map[string][]byte{}
 	}
 	f.cache[key] = data
-	f.mu.Unlock()
 	return data, nil
 }
 

@@ -1,0 +1,58 @@
+package load
+
+import (
+	"crypto/sha256"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Source is a file a spec's $refs read, and the SHA-256 of the bytes read:
+// with the root's bytes, what a loaded spec is made of (a cache of what is
+// computed from it keys on them).
+type Source struct {
+	Path   string // absolute, as the fetcher read it
+	SHA256 [sha256.Size]byte
+}
+
+// Sources lists the files the spec's $refs read, by path (the root, which
+// the caller read, is not among them). ok is false when what the spec is
+// made of cannot be listed as files: a read failed (a $ref to a file that
+// may appear later, say), or one was a remote URL.
+func (s *Spec) Sources() (files []Source, ok bool) {
+	f := s.locate.fetch
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failed || f.fetched {
+		return nil, false
+	}
+	for path, data := range f.cache {
+		files = append(files, Source{Path: path, SHA256: sha256.Sum256(data)})
+	}
+	slices.SortFunc(files, func(a, b Source) int { return strings.Compare(a.Path, b.Path) })
+	return files, true
+}
+
+// Unchanged reports whether each of files reads as it did, read as a load
+// of the spec at specPath with refRoot (see Options) reads it: still below
+// the ref root, not through a link that leads out, a regular file, and the
+// same bytes.
+func Unchanged(specPath, refRoot string, files []Source) bool {
+	f, err := newFetcher(specPath, refRoot, false)
+	if err != nil {
+		return false
+	}
+	for _, src := range files {
+		if !filepath.IsAbs(src.Path) {
+			return false
+		}
+		data, err := f.local(src.Path)
+		if err != nil {
+			return false
+		}
+		if sha256.Sum256(data) != src.SHA256 {
+			return false
+		}
+	}
+	return true
+}
