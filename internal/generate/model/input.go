@@ -315,10 +315,7 @@ func (in *input) schema() []byte {
 		sort.Strings(req)
 		s["required"] = req
 	}
-	if defs := in.doc.Defs(); defs != nil {
-		s["$defs"] = defs
-	}
-	return marshal(s)
+	return in.doc.Marshal(s)
 }
 
 // describe adds text to a converted schema's description. A bare $ref gets

@@ -5,7 +5,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -306,14 +305,5 @@ var spaces = regexp.MustCompile(`\s+`)
 
 func oneLine(s string) string { return strings.TrimSpace(spaces.ReplaceAllString(s, " ")) }
 
-// marshal encodes v as compact JSON with sorted keys, without HTML escaping
-// (descriptions keep their < and >).
-func marshal(v any) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(fmt.Sprintf("tailor: schema is not JSON: %v", err))
-	}
-	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n"))
-}
+// marshal encodes v as the generator writes JSON (see schema.Marshal).
+func marshal(v any) json.RawMessage { return schema.Marshal(v) }

@@ -49,10 +49,7 @@ func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
 			"properties": map[string]any{res.Wrap: doc.Convert(media.Schema)},
 		}
 	}
-	if defs := doc.Defs(); defs != nil {
-		root["$defs"] = defs
-	}
-	return marshal(root), res
+	return doc.Marshal(root), res
 }
 
 // DefaultOutputSchemaBudget bounds the $defs of an outputSchema, in bytes
