@@ -41,6 +41,7 @@ type builder struct {
 	conv      *schema.Converter
 	diags     *diag.List
 	names     map[string]string // tool name → pointer of the operation that has it
+	results   map[resultKey]madeResult
 	schemes   []ir.SecurityScheme
 	// common are the words every operation's base name has: the first to
 	// go when a name must be shortened.
@@ -51,7 +52,7 @@ type builder struct {
 // returned as warnings; it does not fail on any loadable spec.
 func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	doc := spec.Doc
-	b := &builder{doc: doc, path: spec.Path, diags: &diag.List{}, names: map[string]string{}, opts: opts}
+	b := &builder{doc: doc, path: spec.Path, diags: &diag.List{}, names: map[string]string{}, results: map[resultKey]madeResult{}, opts: opts}
 	if b.opts.InputSchemaBudget == 0 {
 		b.opts.InputSchemaBudget = DefaultInputSchemaBudget
 	}

@@ -24,6 +24,16 @@ func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
 	if !isJSON(mt) || media == nil || media.Schema == nil || media.Schema.Value == nil {
 		return nil, res
 	}
+	// Operations that return the same schema (stripe's retrieve, update
+	// and delete of a resource) have the same outputSchema: converting it
+	// again would hand out no new $defs names and repeat no warning
+	// (each is given once), so it is made once.
+	key := resultKey{media.Schema.Ref, media.Schema.Value}
+	if r, ok := b.results[key]; ok {
+		res.Wrap = r.wrap
+		return r.json, res
+	}
+	defer func() { b.results[key] = madeResult{json, res.Wrap} }()
 	doc := b.conv.NewDoc(schema.Output)
 	doc.Budget = b.opts.OutputSchemaBudget
 	var root map[string]any
@@ -50,6 +60,18 @@ func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
 		}
 	}
 	return doc.Marshal(root), res
+}
+
+// resultKey is the schema of a success response: its $ref and its value.
+type resultKey struct {
+	ref   string
+	value *openapi3.Schema
+}
+
+// madeResult is the outputSchema made for a resultKey, and its wrap.
+type madeResult struct {
+	json []byte
+	wrap string
 }
 
 // DefaultOutputSchemaBudget bounds the $defs of an outputSchema, in bytes
