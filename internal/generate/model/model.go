@@ -42,6 +42,10 @@ type builder struct {
 	diags     *diag.List
 	names     map[string]string // tool name → pointer of the operation that has it
 	results   map[resultKey]madeResult
+	// encodings are the tools' schemas converted, encoded once all are
+	// (encode.go); schemas says which tool each is for.
+	encodings []*encoding
+	schemas   []toolSchemas
 	schemes   []ir.SecurityScheme
 	// common are the words every operation's base name has: the first to
 	// go when a name must be shortened.
@@ -115,6 +119,7 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 		}
 		api.Tools = append(api.Tools, t)
 	}
+	b.encodeAll()
 	api.Toolsets = toolsets(doc, api, tags)
 	if len(api.Tools) == 0 {
 		b.diags.Warnf(diag.Pos{File: spec.Path}, "#/paths", "the spec has no operations under `paths` (callbacks and webhooks are not tools): the server will have no tools")
@@ -189,8 +194,9 @@ func (b *builder) tool(o operation, ptr string, pos diag.Pos, security [][]strin
 	if op.RequestBody != nil && op.RequestBody.Value != nil {
 		in.addBody(t.Call, op.RequestBody.Value)
 	}
-	t.InputSchema = in.schema()
-	t.OutputSchema, t.Call.Result = b.result(op)
+	ts := toolSchemas{tool: t, in: in.schema()}
+	ts.out, t.Call.Result = b.result(op)
+	b.schemas = append(b.schemas, ts)
 	return t
 }
 

@@ -14,7 +14,7 @@ import (
 // MCP requires an outputSchema whose root is an object, so a JSON response
 // that is not certainly an object is wrapped: arrays under "items", other
 // values under "value"; the handler wraps structuredContent the same way.
-func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
+func (b *builder) result(op *openapi3.Operation) (enc *encoding, res ir.Result) {
 	resp := successResponse(op)
 	if resp == nil || len(resp.Content) == 0 {
 		return nil, res
@@ -31,9 +31,9 @@ func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
 	key := resultKey{media.Schema.Ref, media.Schema.Value}
 	if r, ok := b.results[key]; ok {
 		res.Wrap = r.wrap
-		return r.json, res
+		return r.enc, res
 	}
-	defer func() { b.results[key] = madeResult{json, res.Wrap} }()
+	defer func() { b.results[key] = madeResult{enc, res.Wrap} }()
 	doc := b.conv.NewDoc(schema.Output)
 	doc.Budget = b.opts.OutputSchemaBudget
 	var root map[string]any
@@ -59,7 +59,7 @@ func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
 			"properties": map[string]any{res.Wrap: doc.Convert(media.Schema)},
 		}
 	}
-	return doc.Marshal(root), res
+	return b.encode(doc, root), res
 }
 
 // resultKey is the schema of a success response: its $ref and its value.
@@ -70,7 +70,7 @@ type resultKey struct {
 
 // madeResult is the outputSchema made for a resultKey, and its wrap.
 type madeResult struct {
-	json []byte
+	enc  *encoding
 	wrap string
 }
 

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -38,7 +39,8 @@ const (
 // (at is nil otherwise).
 type Warner func(at *openapi3.Location, msg string)
 
-// Converter translates schemas of one spec. It is not safe for concurrent use.
+// Converter translates schemas of one spec. It is not safe for concurrent
+// use, but for Doc.Marshal once every conversion is done.
 type Converter struct {
 	warn Warner
 	// names gives each referenced schema one $defs name for the whole spec,
@@ -78,15 +80,16 @@ type def struct {
 	// and & in strings it escapes as \u003c (six bytes each).
 	json []byte
 	size int
+	once sync.Once
 }
 
 // encoded is a cached component, encoded once.
 func (c *Converter) encoded(mode Mode, name string) *def {
 	df := c.cache[mode][name]
-	if df.json == nil {
+	df.once.Do(func() {
 		df.json = Marshal(df.value)
 		df.size = len(df.json) + 5*bytesAny(df.json, "<>&")
-	}
+	})
 	return df
 }
 
@@ -228,7 +231,8 @@ func (d *Doc) entries() []defEntry {
 }
 
 // Marshal encodes root, a converted document's root object, with its
-// $defs (Defs) as JSON: what Marshal gives for root with "$defs": Defs()
+// $defs (Defs) as JSON (documents of one converter may be encoded at once,
+// when no conversion runs beside them): what Marshal gives for root with "$defs": Defs()
 // set, built from each component's bytes encoded once per converter
 // rather than from the values again for every tool.
 func (d *Doc) Marshal(root map[string]any) []byte {
