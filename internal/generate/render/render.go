@@ -49,7 +49,7 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 			elem:  func(i int) any { return v.Tools[i] },
 			share: func(n int) any { c := *v; c.Tools = v.Tools[:n]; return &c }},
 		{path: "schemas.go", tmpl: "schemas.go.tmpl", item: "schema", items: len(v.Schemas), held: schemas,
-			size:  func(i int) int { return len(v.Schemas[i].Literal) },
+			size:  func(i int) int { return 128 + len(v.Schemas[i].Literal) },
 			elem:  func(i int) any { return v.Schemas[i] },
 			share: func(n int) any { c := *v; c.Schemas = v.Schemas[:n]; return &c }},
 	}
