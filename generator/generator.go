@@ -28,6 +28,7 @@ import (
 	"github.com/tailormcp/tailor/internal/generate/model"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
 	"github.com/tailormcp/tailor/internal/generate/render"
+	"github.com/tailormcp/tailor/internal/parallel"
 )
 
 // Options is everything one run needs: the inputs, and the flags that
@@ -341,23 +342,32 @@ func unwrapPathError(err error) error {
 
 // Write puts files under dir. A file whose content is already what it would
 // be is not rewritten, so build caches and file watchers see no change.
-// It returns the paths it wrote.
+// It returns the paths it wrote, in the order of files, and every error.
+// The files are compared and written at once, on every core.
 func Write(dir string, files []File) ([]string, error) {
-	var wrote []string
-	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, f.Content) {
-			continue
+	wrote := make([]bool, len(files))
+	errs := make([]error, len(files))
+	parallel.For(len(files), func(i int) {
+		wrote[i], errs[i] = write(filepath.Join(dir, filepath.FromSlash(files[i].Path)), files[i].Content)
+	})
+	var paths []string
+	for i, f := range files {
+		if wrote[i] && errs[i] == nil {
+			paths = append(paths, filepath.Join(dir, filepath.FromSlash(f.Path)))
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return wrote, err
-		}
-		if err := os.WriteFile(p, f.Content, 0o644); err != nil {
-			return wrote, err
-		}
-		wrote = append(wrote, p)
 	}
-	return wrote, nil
+	return paths, errors.Join(errs...)
+}
+
+// write puts content at p unless it is there already.
+func write(p string, content []byte) (bool, error) {
+	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, content) {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return false, err
+	}
+	return true, os.WriteFile(p, content, 0o644)
 }
 
 // ImportPath works out the Go import path of dir from the nearest go.mod.

@@ -20,6 +20,7 @@ import (
 	"unicode"
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/parallel"
 	"github.com/tailormcp/tailor/mcpkit"
 )
 
@@ -108,9 +109,11 @@ func Of(api *ir.API) *Server {
 	for _, ts := range api.Toolsets {
 		s.API.Toolsets = append(s.API.Toolsets, mcpkit.Toolset{Name: ts.Name, Description: ts.Description, Default: ts.Default})
 	}
-	for _, t := range api.Tools {
-		s.Tools = append(s.Tools, OfTool(t))
+	// Each tool is lowered on its own, on every core, into its place.
+	if len(api.Tools) > 0 {
+		s.Tools = make([]*Tool, len(api.Tools))
 	}
+	parallel.For(len(api.Tools), func(i int) { s.Tools[i] = OfTool(api.Tools[i]) })
 	return s
 }
 

@@ -304,7 +304,7 @@ func isJSON(mt string) bool {
 // schema returns the tool's inputSchema. Unknown arguments are rejected so
 // that a misspelt argument is an error the model can fix, not a silently
 // ignored value.
-func (in *input) schema() []byte {
+func (in *input) schema() *encoding {
 	s := map[string]any{
 		"type":                 "object",
 		"properties":           in.props,
@@ -315,10 +315,7 @@ func (in *input) schema() []byte {
 		sort.Strings(req)
 		s["required"] = req
 	}
-	if defs := in.doc.Defs(); defs != nil {
-		s["$defs"] = defs
-	}
-	return marshal(s)
+	return in.b.encode(in.doc, s)
 }
 
 // describe adds text to a converted schema's description. A bare $ref gets

@@ -5,7 +5,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -42,6 +41,11 @@ type builder struct {
 	conv      *schema.Converter
 	diags     *diag.List
 	names     map[string]string // tool name → pointer of the operation that has it
+	results   map[resultKey]madeResult
+	// encodings are the tools' schemas converted, encoded once all are
+	// (encode.go); schemas says which tool each is for.
+	encodings []*encoding
+	schemas   []toolSchemas
 	schemes   []ir.SecurityScheme
 	// common are the words every operation's base name has: the first to
 	// go when a name must be shortened.
@@ -52,7 +56,7 @@ type builder struct {
 // returned as warnings; it does not fail on any loadable spec.
 func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	doc := spec.Doc
-	b := &builder{doc: doc, path: spec.Path, diags: &diag.List{}, names: map[string]string{}, opts: opts}
+	b := &builder{doc: doc, path: spec.Path, diags: &diag.List{}, names: map[string]string{}, results: map[resultKey]madeResult{}, opts: opts}
 	if b.opts.InputSchemaBudget == 0 {
 		b.opts.InputSchemaBudget = DefaultInputSchemaBudget
 	}
@@ -116,6 +120,7 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 		}
 		api.Tools = append(api.Tools, t)
 	}
+	b.encodeAll()
 	api.Toolsets = toolsets(doc, api, tags)
 	if len(api.Tools) == 0 {
 		b.diags.Warnf(diag.Pos{File: spec.Path}, "#/paths", "the spec has no operations under `paths` (callbacks and webhooks are not tools): the server will have no tools")
@@ -190,8 +195,9 @@ func (b *builder) tool(o operation, ptr string, pos diag.Pos, security [][]strin
 	if op.RequestBody != nil && op.RequestBody.Value != nil {
 		in.addBody(t.Call, op.RequestBody.Value)
 	}
-	t.InputSchema = in.schema()
-	t.OutputSchema, t.Call.Result = b.result(op)
+	ts := toolSchemas{tool: t, in: in.schema()}
+	ts.out, t.Call.Result = b.result(op)
+	b.schemas = append(b.schemas, ts)
 	return t
 }
 
@@ -307,14 +313,5 @@ var spaces = regexp.MustCompile(`\s+`)
 
 func oneLine(s string) string { return strings.TrimSpace(spaces.ReplaceAllString(s, " ")) }
 
-// marshal encodes v as compact JSON with sorted keys, without HTML escaping
-// (descriptions keep their < and >).
-func marshal(v any) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(fmt.Sprintf("tailor: schema is not JSON: %v", err))
-	}
-	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n"))
-}
+// marshal encodes v as the generator writes JSON (see schema.Marshal).
+func marshal(v any) json.RawMessage { return schema.Marshal(v) }

@@ -14,7 +14,7 @@ import (
 // MCP requires an outputSchema whose root is an object, so a JSON response
 // that is not certainly an object is wrapped: arrays under "items", other
 // values under "value"; the handler wraps structuredContent the same way.
-func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
+func (b *builder) result(op *openapi3.Operation) (enc *encoding, res ir.Result) {
 	resp := successResponse(op)
 	if resp == nil || len(resp.Content) == 0 {
 		return nil, res
@@ -24,6 +24,16 @@ func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
 	if !isJSON(mt) || media == nil || media.Schema == nil || media.Schema.Value == nil {
 		return nil, res
 	}
+	// Operations that return the same schema (stripe's retrieve, update
+	// and delete of a resource) have the same outputSchema: converting it
+	// again would hand out no new $defs names and repeat no warning
+	// (each is given once), so it is made once.
+	key := resultKey{media.Schema.Ref, media.Schema.Value}
+	if r, ok := b.results[key]; ok {
+		res.Wrap = r.wrap
+		return r.enc, res
+	}
+	defer func() { b.results[key] = madeResult{enc, res.Wrap} }()
 	doc := b.conv.NewDoc(schema.Output)
 	doc.Budget = b.opts.OutputSchemaBudget
 	var root map[string]any
@@ -49,10 +59,19 @@ func (b *builder) result(op *openapi3.Operation) (json []byte, res ir.Result) {
 			"properties": map[string]any{res.Wrap: doc.Convert(media.Schema)},
 		}
 	}
-	if defs := doc.Defs(); defs != nil {
-		root["$defs"] = defs
-	}
-	return marshal(root), res
+	return b.encode(doc, root), res
+}
+
+// resultKey is the schema of a success response: its $ref and its value.
+type resultKey struct {
+	ref   string
+	value *openapi3.Schema
+}
+
+// madeResult is the outputSchema made for a resultKey, and its wrap.
+type madeResult struct {
+	enc  *encoding
+	wrap string
 }
 
 // DefaultOutputSchemaBudget bounds the $defs of an outputSchema, in bytes

@@ -55,7 +55,7 @@ var holdOff = false
 // tokens, so text that merely contains a placeholder (a comment) is left
 // alone.
 func (l *literals) restore(src []byte) []byte {
-	if len(l.texts) == 0 {
+	if l == nil || len(l.texts) == 0 {
 		return src
 	}
 	var out bytes.Buffer

@@ -14,7 +14,12 @@ import (
 // Holding the schemas back from go/format must not change a byte of the
 // output: every case that generates code and some corpus specs are
 // rendered both ways.
-func TestHeldLiteralsFormatTheSame(t *testing.T) {
+// TestRenderingWaysAgree renders every golden case and real-world spec
+// the plain way (each file formatted whole, schemas included) and the
+// fast ways (the schemas held back from go/format, the files formatted in
+// parts: the default parts and one part per item), and wants the same
+// bytes.
+func TestRenderingWaysAgree(t *testing.T) {
 	// The cases that generate code (they expect out/).
 	outs, err := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "cases", "*", "out"))
 	if err != nil || len(outs) == 0 {
@@ -30,6 +35,17 @@ func TestHeldLiteralsFormatTheSame(t *testing.T) {
 			specs = append(specs, filepath.Join(dir, name))
 		}
 	}
+	defaultParts := render.PartBytes(0)
+	render.PartBytes(defaultParts)
+	ways := []struct {
+		name      string
+		hold      bool
+		partBytes int
+	}{
+		{"held back, default parts", true, defaultParts},
+		{"held back, a part per item", true, 1},
+		{"formatted whole", true, 1 << 62},
+	}
 	for _, spec := range specs {
 		t.Run(filepath.Base(filepath.Dir(spec))+"/"+filepath.Base(spec), func(t *testing.T) {
 			opts := generator.Options{SpecPath: spec, Package: "x"}
@@ -41,21 +57,29 @@ func TestHeldLiteralsFormatTheSame(t *testing.T) {
 				t.Fatal(err)
 			}
 			render.HoldLiterals(false)
+			prev := render.PartBytes(1 << 62)
 			plain, err := render.Render(res.Curated, render.Options{Package: "x"})
 			render.HoldLiterals(true)
+			render.PartBytes(prev)
 			if err != nil {
 				t.Fatal(err)
 			}
-			held, err := render.Render(res.Curated, render.Options{Package: "x"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(plain) != len(held) {
-				t.Fatalf("%d files plain, %d held", len(plain), len(held))
-			}
-			for i := range plain {
-				if !bytes.Equal(plain[i].Content, held[i].Content) {
-					t.Errorf("%s differs when the schemas are held back from go/format", plain[i].Path)
+			for _, way := range ways {
+				render.HoldLiterals(way.hold)
+				prev := render.PartBytes(way.partBytes)
+				got, err := render.Render(res.Curated, render.Options{Package: "x"})
+				render.HoldLiterals(true)
+				render.PartBytes(prev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(plain) != len(got) {
+					t.Fatalf("%s: %d files plain, %d", way.name, len(plain), len(got))
+				}
+				for i := range plain {
+					if !bytes.Equal(plain[i].Content, got[i].Content) {
+						t.Errorf("%s differs when %s", plain[i].Path, way.name)
+					}
 				}
 			}
 		})

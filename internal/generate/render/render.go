@@ -3,14 +3,13 @@
 package render
 
 import (
-	"bytes"
 	"fmt"
-	"go/format"
 	"strconv"
 	"strings"
 	"text/template"
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/parallel"
 	"github.com/tailormcp/tailor/templates"
 )
 
@@ -41,38 +40,45 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 		return nil, fmt.Errorf("package name %q is not a valid Go identifier", opts.Package)
 	}
 	// The tools' schemas are held back from go/format (literals.go).
-	lits := map[string]*literals{"schemas.go": {}}
-	v := newView(api, opts, lits["schemas.go"].hold)
-	outputs := []struct{ path, tmpl string }{
-		{"server.go", "server.go.tmpl"},
-		{"tools.go", "tools.go.tmpl"},
-		{"schemas.go", "schemas.go.tmpl"},
+	schemas := &literals{}
+	v := newView(api, opts, schemas.hold)
+	outputs := []*output{
+		{path: "server.go", tmpl: "server.go.tmpl"},
+		{path: "tools.go", tmpl: "tools.go.tmpl", item: "tool", items: len(v.Tools),
+			size:  func(i int) int { return v.Tools[i].size() },
+			elem:  func(i int) any { return v.Tools[i] },
+			share: func(n int) any { c := *v; c.Tools = v.Tools[:n]; return &c }},
+		{path: "schemas.go", tmpl: "schemas.go.tmpl", item: "schema", items: len(v.Schemas), held: schemas,
+			size:  func(i int) int { return 128 + len(v.Schemas[i].Literal) },
+			elem:  func(i int) any { return v.Schemas[i] },
+			share: func(n int) any { c := *v; c.Schemas = v.Schemas[:n]; return &c }},
 	}
 	if opts.Main {
 		if opts.Package == "main" {
-			outputs = append(outputs, struct{ path, tmpl string }{"main.go", "main.go.tmpl"})
+			outputs = append(outputs, &output{path: "main.go", tmpl: "main.go.tmpl"})
 		} else {
 			if opts.ImportPath == "" {
 				return nil, fmt.Errorf("--main needs the generated package's import path (run inside a Go module, or pass --import-path)")
 			}
-			outputs = append(outputs, struct{ path, tmpl string }{"cmd/" + v.API.Name + "/main.go", "main.go.tmpl"})
+			outputs = append(outputs, &output{path: "cmd/" + v.API.Name + "/main.go", tmpl: "main.go.tmpl"})
 		}
 	}
-	var files []File
+	// Every part of every file is printed and formatted on its own, on
+	// every core; each lands at its index, so the files do not depend on
+	// which finished first.
+	var parts []*part
 	for _, o := range outputs {
-		held := lits[o.path]
-		if held == nil {
-			held = &literals{}
-		}
-		var buf bytes.Buffer
-		if err := tmpl.ExecuteTemplate(&buf, o.tmpl, v); err != nil {
-			return nil, fmt.Errorf("rendering %s: %w", o.path, err)
-		}
-		src, err := format.Source(buf.Bytes())
+		o.split()
+		parts = append(parts, o.parts...)
+	}
+	parallel.For(len(parts), func(i int) { parts[i].render(v, opts.Package) })
+	files := make([]File, 0, len(outputs))
+	for _, o := range outputs {
+		src, err := o.join()
 		if err != nil {
-			return nil, fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", o.path, err, excerpt(held.restore(buf.Bytes()), err))
+			return nil, err
 		}
-		files = append(files, File{Path: o.path, Content: held.restore(src)})
+		files = append(files, File{Path: o.path, Content: src})
 	}
 	return files, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/lower"
+	"github.com/tailormcp/tailor/internal/parallel"
 	"github.com/tailormcp/tailor/mcpkit"
 )
 
@@ -90,45 +91,67 @@ func newView(api *ir.API, opts Options, schema func(string) string) *view {
 		k := map[mcpkit.SchemeKind]string{mcpkit.Bearer: "Bearer", mcpkit.Basic: "Basic", mcpkit.APIKey: "APIKey"}[s.Kind]
 		v.Schemes = append(v.Schemes, schemeView{Scheme: s, KindConst: k})
 	}
+	// Identifiers are handed out in tool order; the rest of each tool's
+	// view is its own, printed on every core.
 	idents := newIdents()
-	for _, t := range srv.Tools {
+	v.Tools = make([]toolView, len(srv.Tools))
+	for i, t := range srv.Tools {
 		base := idents.take(camel(t.Def.Name))
 		tv := toolView{Tool: t, Handler: base, DefVar: base + "Tool"}
-		if t.Request != nil {
-			tv.Request = newRequestView(t.Request)
+		for _, st := range t.Def.Steps {
+			tv.Steps = append(tv.Steps, &requestView{Name: st.Name, Func: idents.take(base + strings.ToUpper(st.Name[:1]) + camel(st.Name)[1:])})
 		}
-		for i, st := range t.Def.Steps {
-			rv := newRequestView(t.Steps[i])
-			rv.Name, rv.Func = st.Name, idents.take(base+strings.ToUpper(st.Name[:1])+camel(st.Name)[1:])
-			tv.Steps = append(tv.Steps, rv)
+		v.Tools[i] = tv
+	}
+	schemas := make([][]schemaConst, len(v.Tools))
+	parallel.For(len(v.Tools), func(i int) { schemas[i] = v.Tools[i].print() })
+	for _, scs := range schemas {
+		for _, sc := range scs {
+			sc.Literal = schema(sc.Literal)
+			v.Schemas = append(v.Schemas, sc)
 		}
-		for _, call := range t.Confirm {
-			tv.ConfirmCalls = append(tv.ConfirmCalls, confirmCallView{Method: call.Method(), Comment: confirmComment(call, t.Def.Approval != nil)})
-		}
-		schemas := map[string]string{}
-		for _, sc := range []struct{ field, kind, text string }{{"InputSchema", "inputSchema", t.Def.InputSchema}, {"OutputSchema", "outputSchema", t.Def.OutputSchema}} {
-			if sc.text == "" {
-				continue
-			}
-			name := base + sc.field
-			schemas[sc.field] = name
-			v.Schemas = append(v.Schemas, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, Literal: schema(rawLiteral(indented(sc.text)))})
-		}
-		p := goValue{custom: func(path string, f reflect.Value) (string, bool) {
-			switch {
-			case path == "InputSchema" || path == "OutputSchema":
-				name, ok := schemas[path]
-				return name, ok
-			case strings.HasPrefix(path, "Steps[") && strings.HasSuffix(path, "].Request"):
-				i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "Steps["), "].Request"))
-				return tv.Steps[i].Func, true
-			}
-			return "", false
-		}}
-		tv.Literal = p.print(t.Def)
-		v.Tools = append(v.Tools, tv)
 	}
 	return v
+}
+
+// print fills in the tool's request views and its definition printed as
+// Go, and returns its schemas' constants (their literals not yet held).
+func (tv *toolView) print() []schemaConst {
+	t := tv.Tool
+	if t.Request != nil {
+		tv.Request = newRequestView(t.Request)
+	}
+	for i, named := range tv.Steps {
+		rv := newRequestView(t.Steps[i])
+		rv.Name, rv.Func = named.Name, named.Func
+		tv.Steps[i] = rv
+	}
+	for _, call := range t.Confirm {
+		tv.ConfirmCalls = append(tv.ConfirmCalls, confirmCallView{Method: call.Method(), Comment: confirmComment(call, t.Def.Approval != nil)})
+	}
+	var consts []schemaConst
+	names := map[string]string{}
+	for _, sc := range []struct{ field, kind, text string }{{"InputSchema", "inputSchema", t.Def.InputSchema}, {"OutputSchema", "outputSchema", t.Def.OutputSchema}} {
+		if sc.text == "" {
+			continue
+		}
+		name := tv.Handler + sc.field
+		names[sc.field] = name
+		consts = append(consts, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, Literal: rawLiteral(indented(sc.text))})
+	}
+	p := goValue{custom: func(path string, f reflect.Value) (string, bool) {
+		switch {
+		case path == "InputSchema" || path == "OutputSchema":
+			name, ok := names[path]
+			return name, ok
+		case strings.HasPrefix(path, "Steps[") && strings.HasSuffix(path, "].Request"):
+			i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "Steps["), "].Request"))
+			return tv.Steps[i].Func, true
+		}
+		return "", false
+	}}
+	tv.Literal = p.print(t.Def)
+	return consts
 }
 
 // confirmComment says what a confirm tool's call on its quote does.

@@ -11,13 +11,14 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -38,7 +39,8 @@ const (
 // (at is nil otherwise).
 type Warner func(at *openapi3.Location, msg string)
 
-// Converter translates schemas of one spec. It is not safe for concurrent use.
+// Converter translates schemas of one spec. It is not safe for concurrent
+// use, but for Doc.Marshal once every conversion is done.
 type Converter struct {
 	warn Warner
 	// names gives each referenced schema one $defs name for the whole spec,
@@ -71,17 +73,37 @@ func (c *Converter) SetPlacer(place Placer) { c.place = place }
 type def struct {
 	value any
 	refs  []string
-	size  int // bytes of value as JSON; 0 until measured
+	// json is value encoded (Marshal), nil until first needed: a
+	// component reached by hundreds of tools is encoded once, and each
+	// tool's document splices it in. size is its size as json.Marshal
+	// writes it, which is what the budget has always counted: the <, >
+	// and & in strings it escapes as \u003c (six bytes each).
+	json []byte
+	size int
+	once sync.Once
 }
 
-// size measures a cached component once.
-func (c *Converter) size(mode Mode, name string) int {
+// encoded is a cached component, encoded once.
+func (c *Converter) encoded(mode Mode, name string) *def {
 	df := c.cache[mode][name]
-	if df.size == 0 {
-		b, _ := json.Marshal(df.value)
-		df.size = len(b)
+	df.once.Do(func() {
+		df.json = Marshal(df.value)
+		df.size = len(df.json) + 5*bytesAny(df.json, "<>&")
+	})
+	return df
+}
+
+// bytesAny counts the bytes of b that are any of chars.
+func bytesAny(b []byte, chars string) int {
+	n := 0
+	for {
+		i := bytes.IndexAny(b, chars)
+		if i < 0 {
+			return n
+		}
+		n++
+		b = b[i+1:]
 	}
-	return df.size
 }
 
 // NewConverter returns a converter that reports fix-ups to warn (may be nil).
@@ -137,10 +159,39 @@ func (d *Doc) note(name string) { d.refs[name] = true }
 // Defs returns the $defs object: every component the converted values refer
 // to, transitively. It is nil when there are none.
 func (d *Doc) Defs() map[string]any {
+	entries := d.entries()
+	if len(entries) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(entries))
+	for _, e := range entries {
+		out[e.name] = e.value()
+	}
+	return out
+}
+
+// defEntry is one member of $defs: a cached component, or (df nil) the
+// placeholder of one past the budget.
+type defEntry struct {
+	name string
+	df   *def
+}
+
+func (e defEntry) value() any {
+	if e.df == nil {
+		return map[string]any{"description": "A " + e.name + " (its fields are not spelled out here)."}
+	}
+	return e.df.value
+}
+
+// entries lists the members of $defs, level by level ($ref hops from the
+// root) while they fit the budget, then placeholders.
+func (d *Doc) entries() []defEntry {
 	if len(d.refs) == 0 {
 		return nil
 	}
-	out := map[string]any{}
+	var out []defEntry
+	done := map[string]bool{}
 	level := make([]string, 0, len(d.refs))
 	for n := range d.refs {
 		level = append(level, n)
@@ -152,11 +203,12 @@ func (d *Doc) Defs() map[string]any {
 		var fresh []string
 		levelSize := 0
 		for _, n := range level {
-			if _, ok := out[n]; ok || slices.Contains(fresh, n) {
+			if done[n] {
 				continue
 			}
+			done[n] = true
 			fresh = append(fresh, n)
-			levelSize += d.c.size(d.mode, n)
+			levelSize += d.c.encoded(d.mode, n).size
 		}
 		if d.Budget > 0 && size+levelSize > d.Budget {
 			cut = true
@@ -165,17 +217,83 @@ func (d *Doc) Defs() map[string]any {
 		var next []string
 		for _, n := range fresh {
 			if cut {
-				out[n] = map[string]any{"description": "A " + n + " (its fields are not spelled out here)."}
+				out = append(out, defEntry{name: n})
 				continue
 			}
 			df := d.c.cache[d.mode][n]
-			out[n] = df.value
+			out = append(out, defEntry{name: n, df: df})
 			next = append(next, df.refs...)
 		}
 		sort.Strings(next)
 		level = next
 	}
 	return out
+}
+
+// Marshal encodes root, a converted document's root object, with its
+// $defs (Defs) as JSON (documents of one converter may be encoded at once,
+// when no conversion runs beside them): what Marshal gives for root with "$defs": Defs()
+// set, built from each component's bytes encoded once per converter
+// rather than from the values again for every tool.
+func (d *Doc) Marshal(root map[string]any) []byte {
+	entries := d.entries()
+	if len(entries) == 0 {
+		return Marshal(root)
+	}
+	for k := range root {
+		if k <= "$defs" {
+			// $defs would not be the first member (never so in the
+			// generator's roots): encode the whole.
+			cp := make(map[string]any, len(root)+1)
+			for k, v := range root {
+				cp[k] = v
+			}
+			cp["$defs"] = d.Defs()
+			return Marshal(cp)
+		}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+	rest := Marshal(root)
+	parts := make([][]byte, len(entries))
+	n := len(`{"$defs":{}`) + len(rest)
+	for i, e := range entries {
+		if e.df == nil {
+			parts[i] = Marshal(e.value())
+		} else {
+			parts[i] = e.df.json
+		}
+		n += len(e.name) + 4 + len(parts[i])
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"$defs":{`...)
+	for i, e := range entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		// A $defs name is [A-Za-z0-9_.-]+ (defName): quoted as it is.
+		b = append(b, '"')
+		b = append(b, e.name...)
+		b = append(b, '"', ':')
+		b = append(b, parts[i]...)
+	}
+	b = append(b, '}')
+	if len(rest) > 2 {
+		b = append(b, ',')
+	}
+	return append(b, rest[1:]...)
+}
+
+// Marshal encodes v as compact JSON with sorted keys, without HTML
+// escaping (descriptions keep their < and >): how the generator writes
+// every schema.
+func Marshal(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Sprintf("tailor: schema is not JSON: %v", err))
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
 type noteFunc func(name string)
