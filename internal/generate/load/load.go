@@ -26,6 +26,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-openapi/jsonpointer"
+	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
@@ -168,7 +169,11 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	if !split {
 		// Without origins (places.go): they cost as much as the load itself,
 		// and only the few nodes a warning is about need a position.
-		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false)
+		// Parsed once, for kin-openapi's decode and for positions (tree.go).
+		if kind != swagger2 {
+			spec.locate.tree = parseTree(data)
+		}
+		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate.tree)
 		spec.unplaced = kind != swagger2
 	}
 	if split || err != nil || strayRefs(doc) {
@@ -178,13 +183,13 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		}
 		switch {
 		case fixed == nil && split:
-			doc, reads, err = loadDoc(kind, data, location, fetch, nil, true)
+			doc, reads, err = loadDoc(kind, data, location, fetch, nil, true, nil)
 		case fixed != nil:
 			spec.unplaced = false
 			spec.Warnings = append(spec.Warnings, fixed.warnings...)
 			files := fixed.files
 			if fixed.shared != nil {
-				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared, true)
+				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared, true, nil)
 				if err == nil {
 					files = nil
 				} else {
@@ -192,7 +197,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 				}
 			}
 			if files != nil {
-				doc, reads, err = loadDoc(kind, data, location, fetch, files, true)
+				doc, reads, err = loadDoc(kind, data, location, fetch, files, true, nil)
 			}
 			if b, ok := files[locKey(location)]; ok {
 				cacheSum = sha256.Sum256(b)
@@ -205,11 +210,12 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		return nil, explainLoadError(path, data, fetch, err)
 	}
 	spec.Doc = doc
-	if spec.unplaced && !looksLikeJSON(data) {
-		// Positions come from the locator's YAML parse, made on the other
-		// core while the stages that follow run (their warnings are
-		// placed last), once kin-openapi's own tree is garbage. (A JSON
-		// spec is scanned when asked, in a fraction of that.)
+	if spec.unplaced && spec.locate.tree == nil && !looksLikeJSON(data) {
+		// Without the loader's own tree, positions come from the locator's
+		// YAML parse, made on the other core while the stages that follow
+		// run (their warnings are placed last), once kin-openapi's own tree
+		// is garbage. (A JSON spec is scanned when asked, in a fraction of
+		// that.)
 		spec.locate.mu.Lock()
 		go func() {
 			defer spec.locate.mu.Unlock()
@@ -259,8 +265,11 @@ func (s *Spec) ValidationWarnings() []diag.Diagnostic {
 // loadDoc loads the spec with kin-openapi, reading the root from data and
 // every other file through fetch, or from files where the repair pass
 // rewrote it. reads records what was read, for the validation cache.
-// origins asks kin-openapi to record every node's position.
-func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool) (*openapi3.T, *readLog, error) {
+// origins asks kin-openapi to record every node's position. tree, when
+// not nil, is data already parsed (tree.go), decoded instead of data when
+// nothing else is asked; whatever it fails on, kin-openapi loads data
+// itself, for its own message.
+func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool, tree *yaml.Node) (*openapi3.T, *readLog, error) {
 	if b, ok := files[locKey(location)]; ok {
 		data = b
 	}
@@ -277,8 +286,12 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 	loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(read))
 	var doc *openapi3.T
 	var err error
-	switch kind {
-	case swagger2:
+	switch {
+	case tree != nil && kind != swagger2 && files == nil && !origins:
+		if doc, err = decodeTree(loader, tree, location); err != nil {
+			return loadDoc(kind, data, location, fetch, files, origins, nil)
+		}
+	case kind == swagger2:
 		doc, err = loadSwagger2(loader, data, location)
 	default:
 		doc, err = loader.LoadFromDataWithPath(data, location)

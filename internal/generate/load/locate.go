@@ -29,6 +29,9 @@ type locator struct {
 	swagger bool
 	fetch   *fetcher
 	loc     *url.URL
+	// tree is the text as the loader parsed it (tree.go), nil when it did
+	// not.
+	tree *yaml.Node
 
 	mu sync.Mutex
 	r  *repairer // its files and $ref resolution, for the YAML side
@@ -104,7 +107,7 @@ func (l *locator) tokens(ptr string) []string {
 func (l *locator) root() *rfile {
 	if l.r == nil {
 		l.r = &repairer{fetch: l.fetch, specPath: l.path, files: map[string]*rfile{}}
-		root := &rfile{loc: l.loc, key: locKey(l.loc), show: l.path, data: l.data}
+		root := &rfile{loc: l.loc, key: locKey(l.loc), show: l.path, data: l.data, doc: l.tree}
 		l.r.files[root.key] = root
 	}
 	root := l.r.files[locKey(l.loc)]
