@@ -61,3 +61,26 @@ func TestTreeDecodeIsKinOpenAPIs(t *testing.T) {
 		t.Error("no spec was decoded from its tree")
 	}
 }
+
+// findTopLevelVersion finds what the regexp it stands for finds, in every
+// spec of the corpus and in texts made to trip it.
+func TestFindTopLevelVersionIsTheRegexps(t *testing.T) {
+	texts := []string{
+		"", "openapi: 3.0.0", "x: 1\nopenapi: 3.1.0\n", "description: see openapi: 3\nopenapi: \"3.0.1\"",
+		"'swagger': '2.0'\nopenapi: 3.0.0", "openapi: 3.0.0\nswagger: 2.0", " openapi: 3.0.0\nswagger: \"2.0\"",
+		"\"openapi\"  :\t'3.0.3' # c", "openapix: 3\nopenapi: x\nopenapi: 3.0.0", "a\n'openapi':3", "\"openapi: 3",
+	}
+	m, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", "corpus", "*", "*.yaml"))
+	m2, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", "corpus", "*.yaml"))
+	for _, p := range append(m, m2...) {
+		b, err := os.ReadFile(p)
+		if err == nil {
+			texts = append(texts, string(b))
+		}
+	}
+	for _, text := range texts {
+		if got, want := findTopLevelVersion([]byte(text)), topLevelVersion.FindSubmatchIndex([]byte(text)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%.40q: found %v, the regexp %v", text, got, want)
+		}
+	}
+}
