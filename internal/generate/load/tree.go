@@ -32,14 +32,11 @@ func parseTree(data []byte) *yaml.Node {
 	if bytes.Contains(data, []byte("\u0085")) {
 		return nil
 	}
+	if root := parseSplit(data); root != nil {
+		return root
+	}
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil
-	}
-	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
-		return nil
-	}
-	if !prepareTree(&root) {
+	if err := yaml.Unmarshal(data, &root); err != nil || !isMappingDoc(&root) || !prepareTree(&root) {
 		return nil
 	}
 	return &root

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	yaml "go.yaml.in/yaml/v4"
 )
 
 // TestTreeDecodeIsKinOpenAPIs decodes every OpenAPI 3 spec in one file of
@@ -82,5 +84,88 @@ func TestFindTopLevelVersionIsTheRegexps(t *testing.T) {
 		if got, want := findTopLevelVersion([]byte(text)), topLevelVersion.FindSubmatchIndex([]byte(text)); !reflect.DeepEqual(got, want) {
 			t.Errorf("%.40q: found %v, the regexp %v", text, got, want)
 		}
+	}
+}
+
+// sameTree reports where two node trees differ in what a decode or a
+// position reads (comments aside), or "".
+func sameTree(a, b *yaml.Node, at string) string {
+	if a.Kind != b.Kind || a.Tag != b.Tag || a.Value != b.Value || a.Style != b.Style || a.Anchor != b.Anchor ||
+		a.Line != b.Line || a.Column != b.Column || len(a.Content) != len(b.Content) {
+		return fmt.Sprintf("%s: %d:%d %q (%d children) vs %d:%d %q (%d children)", at, a.Line, a.Column, a.Value, len(a.Content), b.Line, b.Column, b.Value, len(b.Content))
+	}
+	for i := range a.Content {
+		if d := sameTree(a.Content[i], b.Content[i], at+"/"+a.Content[i].Value); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+// A text parsed in two halves on two cores gives the tree the whole text
+// gives: every spec of the corpus that is cut, and texts cut where a line
+// only looks like a key.
+func TestSplitParseIsTheWholeParse(t *testing.T) {
+	var texts []string
+	for _, pattern := range []string{
+		filepath.Join("..", "..", "..", "..", "shared", "corpus", "*.*"),
+		filepath.Join("..", "..", "..", "..", "shared", "corpus", "wild", "*.*"),
+	} {
+		m, _ := filepath.Glob(pattern)
+		for _, p := range m {
+			if b, err := os.ReadFile(p); err == nil && len(b) >= minSplit {
+				texts = append(texts, string(b))
+			}
+		}
+	}
+	// Path items around a middle that is a block scalar's line, a quoted
+	// scalar's second line, a list's item, a flow mapping's line, a key
+	// under a key with a value: none is a key of paths.
+	for _, middle := range []string{
+		"  /m:\n    get:\n      description: |\n        x\n  /not: a key\n        y\n",
+		"  /m:\n    get:\n      description: \"x\n  /not: a key\"\n",
+		"  /m:\n    parameters:\n    - in: query\n      name: q\n",
+		"  /m: {get: {description: x,\n  /not: a key}}\n",
+		"  /m: &a\n    get: {}\n",
+		"  \"/quoted\":\n    get: {}\n  '/single': {}\n",
+	} {
+		var b strings.Builder
+		b.WriteString("openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n")
+		for i := 0; b.Len() < minSplit/2; i++ {
+			fmt.Fprintf(&b, "  /a%d:\n    get:\n      responses: {'200': {description: ok}}\n", i)
+		}
+		half := b.Len()
+		for range 2000 / len(middle) {
+			b.WriteString(middle)
+		}
+		for i := 0; b.Len() < 2*half+2000; i++ {
+			fmt.Fprintf(&b, "  /b%d:\n    get:\n      responses: {'200': {description: ok}}\n", i)
+		}
+		b.WriteString("components:\n  schemas:\n    s: {}\n")
+		texts = append(texts, b.String())
+	}
+	cuts := 0
+	if len(texts) == 0 {
+		t.Fatal("no text to cut")
+	}
+	for _, text := range texts {
+		data := []byte(text)
+		split := parseSplit(data)
+		var whole yaml.Node
+		err := yaml.Unmarshal(data, &whole)
+		if split == nil {
+			continue
+		}
+		cuts++
+		if err != nil || !prepareTree(&whole) {
+			t.Errorf("%.60q: parsed in halves, but not whole: %v", text, err)
+			continue
+		}
+		if d := sameTree(split, &whole, ""); d != "" {
+			t.Errorf("%.60q: the halves' tree differs from the whole's at %s", text, d)
+		}
+	}
+	if cuts < 2 {
+		t.Errorf("%d texts parsed in halves, want at least the one quoted keys are cut in and stripe", cuts)
 	}
 }
