@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"sync"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -29,13 +30,16 @@ const minSplit = 256 << 10
 type cut struct {
 	head, tail []byte
 	chain      []string // keys from the document's mapping to the one cut
-	indent     int      // the column (0-based) of the cut mapping's keys
+	indent     int      // the column (0-based) of the cut mapping's keys; -1 in JSON, where any is
 }
 
 // parseSplit parses and prepares data on two cores, or returns nil when it
 // cannot be cut, or its halves cannot be joined or prepared.
 func parseSplit(data []byte) *yaml.Node {
 	c := cutYAML(data)
+	if looksLikeJSON(data) {
+		c = cutJSON(data)
+	}
 	if c == nil {
 		return nil
 	}
@@ -76,7 +80,7 @@ func joinMappings(a, b *yaml.Node, chain []string, indent int) (*yaml.Node, bool
 	}
 	joined := *a
 	if len(chain) == 0 {
-		for i := 0; i < len(b.Content); i += 2 {
+		for i := 0; i < len(b.Content) && indent >= 0; i += 2 {
 			if b.Content[i].Column != indent+1 {
 				return nil, false
 			}
@@ -263,4 +267,119 @@ func splitKey(text []byte) (key string, rest []byte, ok bool) {
 		}
 	}
 	return "", nil, false
+}
+
+// cutJSON finds where to cut a JSON text: before the first member past
+// its middle of an object that only objects enclose. The head is closed
+// with the braces still open there; the tail opens them again, on its
+// first line, as `{"paths":{`, before the member's line and column.
+// Text that is not plainly JSON (a comment, a quote YAML reads) is not
+// cut.
+func cutJSON(data []byte) *cut {
+	if len(data) < minSplit {
+		return nil
+	}
+	type level struct {
+		object bool
+		key    []byte // an object's last key
+	}
+	var stack []level
+	inString, escaped, wantKey := false, false, false
+	keyStart := 0
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+				if wantKey {
+					stack[len(stack)-1].key = data[keyStart+1 : i]
+					wantKey = false
+				}
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString, keyStart = true, i
+		case '{':
+			stack = append(stack, level{object: true})
+			wantKey = true
+		case '[':
+			stack = append(stack, level{})
+		case '}', ']':
+			if len(stack) == 0 {
+				return nil
+			}
+			stack = stack[:len(stack)-1]
+			wantKey = false
+		case ',':
+			if len(stack) == 0 || !stack[len(stack)-1].object {
+				continue
+			}
+			wantKey = true
+			if i < len(data)/2 {
+				continue
+			}
+			chain := make([]string, 0, len(stack)-1)
+			for _, l := range stack[:len(stack)-1] {
+				if !l.object || bytes.IndexByte(l.key, '\\') >= 0 {
+					chain = nil
+					break
+				}
+				chain = append(chain, string(l.key))
+			}
+			if chain != nil {
+				return cutJSONAt(data, i, chain)
+			}
+		case ':', ' ', '\t', '\n':
+		case '\r':
+			if i+1 == len(data) || data[i+1] != '\n' {
+				return nil // a line break JSON does not have
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '.' || c == '+' || c == '-') {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// cutJSONAt cuts data at the comma at i, between two members of the
+// object that chain leads to.
+func cutJSONAt(data []byte, comma int, chain []string) *cut {
+	start := comma + 1
+	for start < len(data) && bytes.IndexByte([]byte(" \t\r\n"), data[start]) >= 0 {
+		start++
+	}
+	head := make([]byte, 0, comma+len(chain)+1)
+	head = append(head, data[:comma]...)
+	head = append(head, bytes.Repeat([]byte{'}'}, len(chain)+1)...)
+
+	open := []byte{'{'}
+	for _, key := range chain {
+		open = append(open, '"')
+		open = append(open, key...)
+		open = append(open, '"', ':', '{')
+	}
+	lineStart := bytes.LastIndexByte(data[:start], '\n') + 1
+	lines := bytes.Count(data[:lineStart], []byte{'\n'})
+	col := utf8.RuneCount(data[lineStart:start])
+	tail := make([]byte, 0, len(open)+lines+col+len(data)-start)
+	tail = append(tail, open...)
+	if lines == 0 {
+		if col < utf8.RuneCount(open) {
+			return nil
+		}
+		col -= utf8.RuneCount(open)
+	}
+	tail = append(tail, bytes.Repeat([]byte{'\n'}, lines)...)
+	tail = append(tail, bytes.Repeat([]byte{' '}, col)...)
+	tail = append(tail, data[start:]...)
+	return &cut{head: head, tail: tail, chain: chain, indent: -1}
 }

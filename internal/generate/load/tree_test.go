@@ -144,6 +144,24 @@ func TestSplitParseIsTheWholeParse(t *testing.T) {
 		b.WriteString("components:\n  schemas:\n    s: {}\n")
 		texts = append(texts, b.String())
 	}
+	// JSON, pretty and on one line, with strings that hold what is
+	// structure outside them, a key with an escape around the middle, and
+	// lists.
+	for _, indent := range []string{"", "  "} {
+		var b strings.Builder
+		b.WriteString(`{"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {`)
+		for i := 0; b.Len() < minSplit*2; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			if indent != "" {
+				b.WriteString("\n" + indent)
+			}
+			fmt.Fprintf(&b, `"/a%d\"{,}\\": {"get": {"description": "x\"},{[\\", "tags": ["a", "b"], "responses": {"200": {"description": "ok"}}}}`, i)
+		}
+		b.WriteString(`}, "components": {"schemas": {"s": {}}}}`)
+		texts = append(texts, b.String())
+	}
 	cuts := 0
 	if len(texts) == 0 {
 		t.Fatal("no text to cut")
@@ -165,7 +183,7 @@ func TestSplitParseIsTheWholeParse(t *testing.T) {
 			t.Errorf("%.60q: the halves' tree differs from the whole's at %s", text, d)
 		}
 	}
-	if cuts < 2 {
-		t.Errorf("%d texts parsed in halves, want at least the one quoted keys are cut in and stripe", cuts)
+	if cuts < 3 {
+		t.Errorf("%d texts parsed in halves, want at least the one quoted keys are cut in and the JSON ones", cuts)
 	}
 }
