@@ -26,7 +26,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-openapi/jsonpointer"
-	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
@@ -173,7 +172,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		if kind != swagger2 {
 			spec.locate.tree = parseTree(data)
 		}
-		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate.tree)
+		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate)
 		spec.unplaced = kind != swagger2
 	}
 	if split || err != nil || strayRefs(doc) {
@@ -210,16 +209,19 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		return nil, explainLoadError(path, data, fetch, err)
 	}
 	spec.Doc = doc
-	if spec.unplaced && spec.locate.tree == nil && !looksLikeJSON(data) {
+	switch l := spec.locate; {
+	case !l.indexing && l.tree != nil:
+		l.indexInBackground()
+	case spec.unplaced && !looksLikeJSON(data):
 		// Without the loader's own tree, positions come from the locator's
 		// YAML parse, made on the other core while the stages that follow
 		// run (their warnings are placed last), once kin-openapi's own tree
 		// is garbage. (A JSON spec is scanned when asked, in a fraction of
 		// that.)
-		spec.locate.mu.Lock()
+		l.mu.Lock()
 		go func() {
-			defer spec.locate.mu.Unlock()
-			spec.locate.root()
+			defer l.mu.Unlock()
+			l.root()
 		}()
 	}
 
@@ -265,11 +267,11 @@ func (s *Spec) ValidationWarnings() []diag.Diagnostic {
 // loadDoc loads the spec with kin-openapi, reading the root from data and
 // every other file through fetch, or from files where the repair pass
 // rewrote it. reads records what was read, for the validation cache.
-// origins asks kin-openapi to record every node's position. tree, when
-// not nil, is data already parsed (tree.go), decoded instead of data when
-// nothing else is asked; whatever it fails on, kin-openapi loads data
+// origins asks kin-openapi to record every node's position. A locator
+// with a tree holds data already parsed (tree.go), decoded instead of data
+// when nothing else is asked; whatever it fails on, kin-openapi loads data
 // itself, for its own message.
-func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool, tree *yaml.Node) (*openapi3.T, *readLog, error) {
+func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool, l *locator) (*openapi3.T, *readLog, error) {
 	if b, ok := files[locKey(location)]; ok {
 		data = b
 	}
@@ -287,8 +289,8 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 	var doc *openapi3.T
 	var err error
 	switch {
-	case tree != nil && kind != swagger2 && files == nil && !origins:
-		if doc, err = decodeTree(loader, tree, location); err != nil {
+	case l != nil && l.tree != nil && kind != swagger2 && files == nil && !origins:
+		if doc, err = decodeTree(loader, l, location); err != nil {
 			return loadDoc(kind, data, location, fetch, files, origins, nil)
 		}
 	case kind == swagger2:

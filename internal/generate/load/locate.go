@@ -30,8 +30,12 @@ type locator struct {
 	fetch   *fetcher
 	loc     *url.URL
 	// tree is the text as the loader parsed it (tree.go), nil when it did
-	// not.
-	tree *yaml.Node
+	// not, until it is indexed (posindex.go); data is then nil for YAML.
+	// indexing is set when the index is under way (read by the loading
+	// goroutine only).
+	tree     *yaml.Node
+	index    *posIndex
+	indexing bool
 
 	mu sync.Mutex
 	r  *repairer // its files and $ref resolution, for the YAML side
@@ -75,7 +79,7 @@ func (l *locator) find(ptrs []string) map[string]diag.Pos {
 			tokens[p] = l.tokens(p)
 		}
 	}
-	if looksLikeJSON(l.data) {
+	if l.data != nil && looksLikeJSON(l.data) {
 		return l.scanJSON(tokens)
 	}
 	return l.walkYAML(tokens)
@@ -103,6 +107,21 @@ func (l *locator) tokens(ptr string) []string {
 	return toks
 }
 
+// indexInBackground indexes the tree on another goroutine, which holds
+// the lock until the index is there, and lets the tree go.
+func (l *locator) indexInBackground() {
+	l.indexing = true
+	tree := l.tree
+	l.mu.Lock()
+	go func() {
+		defer l.mu.Unlock()
+		l.index, l.tree = newPosIndex(tree), nil
+		if !looksLikeJSON(l.data) {
+			l.data = nil // a JSON spec's text is scanned for pointers, a YAML one's no more
+		}
+	}()
+}
+
 // root is the spec's parsed text, or nil when it does not parse.
 func (l *locator) root() *rfile {
 	if l.r == nil {
@@ -119,6 +138,16 @@ func (l *locator) root() *rfile {
 
 // walkYAML places each pointer in the parsed spec, following $refs.
 func (l *locator) walkYAML(want map[string][]string) map[string]diag.Pos {
+	if l.index != nil {
+		out := map[string]diag.Pos{}
+		for ptr, toks := range want {
+			if at := l.index.place(toks); at >= 0 {
+				n := l.index.nodes[at]
+				out[ptr] = diag.Pos{File: l.path, Line: int(n.line), Col: int(n.col)}
+			}
+		}
+		return out
+	}
 	root := l.root()
 	if root == nil {
 		return nil

@@ -90,9 +90,11 @@ func isMergeKey(k *yaml.Node) bool {
 	return k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0 && (k.Tag == "" || k.Tag == "!!str")
 }
 
-// decodeTree decodes a prepared tree into a document and resolves its
-// $refs, as loader.LoadFromDataWithPath does with the tree it parses.
-func decodeTree(loader *openapi3.Loader, root *yaml.Node, location *url.URL) (*openapi3.T, error) {
+// decodeTree decodes a locator's prepared tree into a document and
+// resolves its $refs, as loader.LoadFromDataWithPath does with the tree it
+// parses. The tree is indexed for the locator on the other core while the
+// $refs are resolved, and is garbage once the document is loaded.
+func decodeTree(loader *openapi3.Loader, l *locator, location *url.URL) (*openapi3.T, error) {
 	// Loading an empty document at the spec's location first gives the
 	// loader what LoadFromDataWithPath records before it decodes: the
 	// root's location (against which discriminator mappings are told to be
@@ -103,9 +105,10 @@ func decodeTree(loader *openapi3.Loader, root *yaml.Node, location *url.URL) (*o
 	if err != nil {
 		return nil, err
 	}
-	if err := doc.UnmarshalYAML(root.Content[0]); err != nil {
+	if err := doc.UnmarshalYAML(l.tree.Content[0]); err != nil {
 		return nil, err
 	}
+	l.indexInBackground()
 	if err := loader.ResolveRefsIn(doc, location); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,7 +36,8 @@ func TestTreeDecodeIsKinOpenAPIs(t *testing.T) {
 	decoded := 0
 	for _, path := range specs {
 		data, err := os.ReadFile(path)
-		if err != nil || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") && !strings.HasSuffix(path, ".json") {
+		if err != nil || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") && !strings.HasSuffix(path, ".json") ||
+			testing.Short() && len(data) > 1<<20 {
 			continue
 		}
 		kind, _, err := sniff(path, data)
@@ -50,7 +53,7 @@ func TestTreeDecodeIsKinOpenAPIs(t *testing.T) {
 				return // kin-openapi loads it itself
 			}
 			decoded++
-			got, err := decodeTree(openapi3.NewLoader(), tree, location)
+			got, err := decodeTree(openapi3.NewLoader(), &locator{tree: tree}, location)
 			if (err != nil) != (wantErr != nil) {
 				t.Fatalf("error %v, kin-openapi's %v", err, wantErr)
 			}
@@ -113,7 +116,7 @@ func TestSplitParseIsTheWholeParse(t *testing.T) {
 	} {
 		m, _ := filepath.Glob(pattern)
 		for _, p := range m {
-			if b, err := os.ReadFile(p); err == nil && len(b) >= minSplit {
+			if b, err := os.ReadFile(p); err == nil && len(b) >= minSplit && (!testing.Short() || len(b) < 1<<20) {
 				texts = append(texts, string(b))
 			}
 		}
@@ -185,5 +188,72 @@ func TestSplitParseIsTheWholeParse(t *testing.T) {
 	}
 	if cuts < 3 {
 		t.Errorf("%d texts parsed in halves, want at least the one quoted keys are cut in and the JSON ones", cuts)
+	}
+}
+
+// The index a decoded tree is kept as places every pointer where the tree
+// does: every node of each spec in one file of the corpus, and past every
+// $ref into what it points at (skipped when ../shared is absent; the small
+// specs under testdata always run).
+func TestPosIndexPlacesAsTheTree(t *testing.T) {
+	var specs []string
+	for _, pattern := range []string{
+		filepath.Join("..", "..", "..", "testdata", "*", "*.yaml"),
+		filepath.Join("..", "..", "..", "testdata", "*", "*", "*.yaml"),
+		filepath.Join("..", "..", "..", "..", "shared", "corpus", "*.yaml"),
+		filepath.Join("..", "..", "..", "..", "shared", "corpus", "wild", "*.*"),
+	} {
+		m, _ := filepath.Glob(pattern)
+		specs = append(specs, m...)
+	}
+	indexed := 0
+	for _, path := range specs {
+		data, err := os.ReadFile(path)
+		if err != nil || hasExternalRefs(data) || testing.Short() && len(data) > 1<<20 {
+			continue
+		}
+		tree := parseTree(data)
+		if tree == nil {
+			continue
+		}
+		indexed++
+		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
+			want := map[string][]string{}
+			var walk func(n *yaml.Node, toks []string)
+			walk = func(n *yaml.Node, toks []string) {
+				want[strings.Join(toks, "/")] = toks
+				switch n.Kind {
+				case yaml.MappingNode:
+					for i := 0; i+1 < len(n.Content); i += 2 {
+						walk(n.Content[i+1], append(slices.Clone(toks), n.Content[i].Value))
+					}
+					if _, ref := refOf(n); ref != nil {
+						past := append(slices.Clone(toks), "properties", "type", "0", "nowhere")
+						for i := len(toks) + 1; i <= len(past); i++ {
+							want[strings.Join(past[:i], "/")] = past[:i]
+						}
+					}
+				case yaml.SequenceNode:
+					for i, c := range n.Content {
+						walk(c, append(slices.Clone(toks), strconv.Itoa(i)))
+					}
+				}
+			}
+			walk(tree.Content[0], nil)
+			abs, _ := filepath.Abs(path)
+			byTree := (&locator{path: path, data: data, tree: tree, loc: &url.URL{Path: filepath.ToSlash(abs)}}).walkYAML(want)
+			byIndex := (&locator{path: path, index: newPosIndex(tree)}).walkYAML(want)
+			if len(byTree) < len(want)/2 {
+				t.Fatalf("the tree places %d of %d pointers", len(byTree), len(want))
+			}
+			for ptr := range want {
+				if byTree[ptr] != byIndex[ptr] {
+					t.Errorf("%s: the tree places it at %v, the index at %v", ptr, byTree[ptr], byIndex[ptr])
+				}
+			}
+		})
+	}
+	if indexed == 0 {
+		t.Error("no spec was indexed")
 	}
 }
