@@ -2,8 +2,10 @@ package load
 
 import (
 	"bytes"
+	"maps"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	yaml "go.yaml.in/yaml/v4"
@@ -105,7 +107,7 @@ func decodeTree(loader *openapi3.Loader, l *locator, location *url.URL) (*openap
 	if err != nil {
 		return nil, err
 	}
-	if err := doc.UnmarshalYAML(l.tree.Content[0]); err != nil {
+	if err := decodeDoc(doc, l.tree.Content[0]); err != nil {
 		return nil, err
 	}
 	l.indexInBackground()
@@ -113,4 +115,91 @@ func decodeTree(loader *openapi3.Loader, l *locator, location *url.URL) (*openap
 		return nil, err
 	}
 	return doc, nil
+}
+
+// decodeDoc decodes the document's mapping into doc on both cores: the
+// document without its paths and the first of them on one, the rest of
+// the paths on the other, as many lines of the spec each, then joined.
+// kin-openapi decodes each path item on its own (Paths.UnmarshalYAML), and
+// a later path of the same name wins, as it does here. A mapping that
+// cannot be split so (few paths, paths twice, paths merged in with <<) is
+// decoded whole.
+func decodeDoc(doc *openapi3.T, root *yaml.Node) error {
+	at, next := -1, 0
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		switch k := root.Content[i]; {
+		case isMergeKey(k):
+			return doc.UnmarshalYAML(root)
+		case k.Value == "paths" && at >= 0:
+			return doc.UnmarshalYAML(root)
+		case k.Value == "paths":
+			at, next = i, i+2
+		}
+	}
+	if at < 0 || root.Content[at+1].Kind != yaml.MappingNode || len(root.Content[at+1].Content) < 64 {
+		return doc.UnmarshalYAML(root)
+	}
+	paths := root.Content[at+1]
+	for i := 0; i < len(paths.Content); i += 2 {
+		if isMergeKey(paths.Content[i]) {
+			return doc.UnmarshalYAML(root)
+		}
+	}
+
+	// The paths run from the line of their first key to the line of the
+	// document's next key (or its end); the rest of the document is the
+	// other lines. The first part takes paths until it has half.
+	first, last := paths.Content[0].Line, lastLine(root)
+	end := last
+	if next < len(root.Content) {
+		end = root.Content[next].Line
+	}
+	cut := len(paths.Content) / 2 &^ 1
+	if end > first {
+		others := last - (end - first)
+		for cut = 0; cut < len(paths.Content) && others+paths.Content[cut].Line-first < (last+1)/2; cut += 2 {
+		}
+	}
+	rest := *root
+	rest.Content = append(append(make([]*yaml.Node, 0, len(root.Content)-2), root.Content[:at]...), root.Content[at+2:]...)
+	head, tail := *paths, *paths
+	head.Content, tail.Content = paths.Content[:cut], paths.Content[cut:]
+
+	var tailPaths openapi3.Paths
+	var tailErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tailErr = tailPaths.UnmarshalYAML(&tail)
+	}()
+	var headPaths openapi3.Paths
+	err := doc.UnmarshalYAML(&rest)
+	if err == nil {
+		err = headPaths.UnmarshalYAML(&head)
+	}
+	wg.Wait()
+	if err != nil || tailErr != nil {
+		// Whichever part failed, the document decoded whole says so as
+		// kin-openapi does.
+		return doc.UnmarshalYAML(root)
+	}
+	joined := openapi3.NewPathsWithCapacity(headPaths.Len() + tailPaths.Len())
+	joined.Extensions = make(map[string]any, len(headPaths.Extensions)+len(tailPaths.Extensions))
+	for _, part := range []*openapi3.Paths{&headPaths, &tailPaths} {
+		maps.Copy(joined.Extensions, part.Extensions)
+		for path, item := range part.Map() {
+			joined.Set(path, item)
+		}
+	}
+	doc.Paths = joined
+	return nil
+}
+
+// lastLine is the line of the last node in n.
+func lastLine(n *yaml.Node) int {
+	for len(n.Content) > 0 {
+		n = n.Content[len(n.Content)-1]
+	}
+	return n.Line
 }
