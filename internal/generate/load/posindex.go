@@ -32,9 +32,28 @@ type posNode struct {
 
 // newPosIndex indexes a document node.
 func newPosIndex(doc *yaml.Node) *posIndex {
-	x := &posIndex{nodes: make([]posNode, 1, 1024)}
+	x := &posIndex{nodes: make([]posNode, 1, 1+countMembers(doc.Content[0]))}
 	x.fill(0, doc.Content[0])
 	return x
+}
+
+// countMembers counts the members and elements under n, for the index to
+// be allocated once.
+func countMembers(n *yaml.Node) int {
+	count := 0
+	switch n.Kind {
+	case yaml.MappingNode:
+		count = len(n.Content) / 2
+		for i := 1; i < len(n.Content); i += 2 {
+			count += countMembers(n.Content[i])
+		}
+	case yaml.SequenceNode:
+		count = len(n.Content)
+		for _, e := range n.Content {
+			count += countMembers(e)
+		}
+	}
+	return count
 }
 
 // fill describes n as the value of nodes[i], its members or elements
@@ -45,7 +64,7 @@ func (x *posIndex) fill(i int, n *yaml.Node) {
 	case yaml.MappingNode:
 		first, count := len(x.nodes), len(n.Content)/2
 		x.nodes[i].first, x.nodes[i].n = int32(first), int32(count)
-		x.nodes = append(x.nodes, make([]posNode, count)...)
+		x.nodes = x.nodes[:first+count]
 		for j := range count {
 			k, v := n.Content[2*j], n.Content[2*j+1]
 			x.nodes[first+j].key = k.Value
@@ -60,7 +79,7 @@ func (x *posIndex) fill(i int, n *yaml.Node) {
 	case yaml.SequenceNode:
 		first, count := len(x.nodes), len(n.Content)
 		x.nodes[i].first, x.nodes[i].n = int32(first), int32(count)
-		x.nodes = append(x.nodes, make([]posNode, count)...)
+		x.nodes = x.nodes[:first+count]
 		for j, e := range n.Content {
 			at := e
 			if e.Kind == yaml.MappingNode && len(e.Content) > 0 {
