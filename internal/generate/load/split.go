@@ -36,6 +36,9 @@ type cut struct {
 // parseSplit parses and prepares data on two cores, or returns nil when it
 // cannot be cut, or its halves cannot be joined or prepared.
 func parseSplit(data []byte) *yaml.Node {
+	if len(data) < minSplit || !plainLineBreaks(data) {
+		return nil
+	}
 	c := cutYAML(data)
 	if looksLikeJSON(data) {
 		c = cutJSON(data)
@@ -64,6 +67,14 @@ func parseSplit(data []byte) *yaml.Node {
 	doc := head
 	doc.Content = []*yaml.Node{root}
 	return &doc
+}
+
+// plainLineBreaks reports whether every line break YAML sees in data is a
+// \n (or \r\n), which the second half's empty lines stand for: a lone \r,
+// or U+2028 or U+2029, breaks a line too.
+func plainLineBreaks(data []byte) bool {
+	return bytes.Count(data, []byte("\r")) == bytes.Count(data, []byte("\r\n")) &&
+		!bytes.Contains(data, []byte("\u2028")) && !bytes.Contains(data, []byte("\u2029"))
 }
 
 func isMappingDoc(n *yaml.Node) bool {

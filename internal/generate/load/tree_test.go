@@ -131,6 +131,8 @@ func TestSplitParseIsTheWholeParse(t *testing.T) {
 		"  /m: {get: {description: x,\n  /not: a key}}\n",
 		"  /m: &a\n    get: {}\n",
 		"  \"/quoted\":\n    get: {}\n  '/single': {}\n",
+		"  /m:\n    get:\n      description: \"a\u2028b\"\n",
+		"  /m:\n    get:\n      description: \"a\rb\"\n",
 	} {
 		var b strings.Builder
 		b.WriteString("openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n")
