@@ -205,6 +205,10 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 			}
 		}
 	}
+	if errors.Is(err, errTreeRefused) {
+		// Nothing to repair: the message is kin-openapi's, from its own load.
+		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, nil)
+	}
 	if err != nil {
 		return nil, explainLoadError(path, data, fetch, err)
 	}
@@ -269,8 +273,9 @@ func (s *Spec) ValidationWarnings() []diag.Diagnostic {
 // rewrote it. reads records what was read, for the validation cache.
 // origins asks kin-openapi to record every node's position. A locator
 // with a tree holds data already parsed (tree.go), decoded instead of data
-// when nothing else is asked; whatever it fails on, kin-openapi loads data
-// itself, for its own message.
+// when nothing else is asked; what that decode refuses is errTreeRefused,
+// for the repair pass to look at, and kin-openapi's own load to word when
+// nothing can be repaired.
 func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool, l *locator) (*openapi3.T, *readLog, error) {
 	if b, ok := files[locKey(location)]; ok {
 		data = b
@@ -291,7 +296,7 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 	switch {
 	case l != nil && l.tree != nil && kind != swagger2 && files == nil && !origins:
 		if doc, err = decodeTree(loader, l, location); err != nil {
-			return loadDoc(kind, data, location, fetch, files, origins, nil)
+			return nil, reads, errTreeRefused
 		}
 	case kind == swagger2:
 		doc, err = loadSwagger2(loader, data, location)
@@ -300,6 +305,10 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 	}
 	return doc, reads, err
 }
+
+// errTreeRefused is a spec kin-openapi does not load from the loader's
+// tree (tree.go).
+var errTreeRefused = errors.New("kin-openapi refuses the spec")
 
 // hasExternalRefs reports whether the spec's text has a $ref to another
 // file (or URL), without parsing it: a "$ref" key (a quote, then a colon,
