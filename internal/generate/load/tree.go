@@ -18,12 +18,15 @@ import (
 // as the whole decode (stripe: 0.16 s of CPU each), and the two trees sat
 // in memory one after the other. Here the tree is parsed by the loader,
 // prepared the way kin-openapi prepares its own (prepareTree), decoded
-// with kin-openapi's own methods, and kept for the locator.
+// with kin-openapi's own methods, and kept for the locator as an index
+// (posindex.go).
 //
 // Whatever kin-openapi would read differently from its own parse (text
 // go-yaml does not read, a U+0085 in JSON, aliases, scalars or keys its
-// preparation refuses) or refuses (any decode error) is loaded by
-// kin-openapi itself, so that its messages stay kin-openapi's.
+// preparation refuses) is loaded by kin-openapi itself; what it refuses
+// (any decode or $ref error) goes to the repair pass, and when nothing
+// can be repaired kin-openapi loads the text itself, so that the message
+// is its own (load.go).
 
 // parseTree parses a spec's text into a node tree, or returns nil when
 // kin-openapi would not read the text through this parse or this tree
