@@ -168,7 +168,11 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	if !split {
 		// Without origins (places.go): they cost as much as the load itself,
 		// and only the few nodes a warning is about need a position.
-		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false)
+		// Parsed once, for kin-openapi's decode and for positions (tree.go).
+		if kind != swagger2 {
+			spec.locate.tree = parseTree(data)
+		}
+		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate)
 		spec.unplaced = kind != swagger2
 	}
 	if split || err != nil || strayRefs(doc) {
@@ -178,13 +182,13 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		}
 		switch {
 		case fixed == nil && split:
-			doc, reads, err = loadDoc(kind, data, location, fetch, nil, true)
+			doc, reads, err = loadDoc(kind, data, location, fetch, nil, true, nil)
 		case fixed != nil:
 			spec.unplaced = false
 			spec.Warnings = append(spec.Warnings, fixed.warnings...)
 			files := fixed.files
 			if fixed.shared != nil {
-				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared, true)
+				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared, true, nil)
 				if err == nil {
 					files = nil
 				} else {
@@ -192,7 +196,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 				}
 			}
 			if files != nil {
-				doc, reads, err = loadDoc(kind, data, location, fetch, files, true)
+				doc, reads, err = loadDoc(kind, data, location, fetch, files, true, nil)
 			}
 			if b, ok := files[locKey(location)]; ok {
 				cacheSum = sha256.Sum256(b)
@@ -201,19 +205,27 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 			}
 		}
 	}
+	if errors.Is(err, errTreeRefused) {
+		// Nothing to repair: the message is kin-openapi's, from its own load.
+		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, nil)
+	}
 	if err != nil {
 		return nil, explainLoadError(path, data, fetch, err)
 	}
 	spec.Doc = doc
-	if spec.unplaced && !looksLikeJSON(data) {
-		// Positions come from the locator's YAML parse, made on the other
-		// core while the stages that follow run (their warnings are
-		// placed last), once kin-openapi's own tree is garbage. (A JSON
-		// spec is scanned when asked, in a fraction of that.)
-		spec.locate.mu.Lock()
+	switch l := spec.locate; {
+	case !l.indexing && l.tree != nil:
+		l.indexInBackground()
+	case spec.unplaced && !looksLikeJSON(data):
+		// Without the loader's own tree, positions come from the locator's
+		// YAML parse, made on the other core while the stages that follow
+		// run (their warnings are placed last), once kin-openapi's own tree
+		// is garbage. (A JSON spec is scanned when asked, in a fraction of
+		// that.)
+		l.mu.Lock()
 		go func() {
-			defer spec.locate.mu.Unlock()
-			spec.locate.root()
+			defer l.mu.Unlock()
+			l.root()
 		}()
 	}
 
@@ -259,8 +271,12 @@ func (s *Spec) ValidationWarnings() []diag.Diagnostic {
 // loadDoc loads the spec with kin-openapi, reading the root from data and
 // every other file through fetch, or from files where the repair pass
 // rewrote it. reads records what was read, for the validation cache.
-// origins asks kin-openapi to record every node's position.
-func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool) (*openapi3.T, *readLog, error) {
+// origins asks kin-openapi to record every node's position. A locator
+// with a tree holds data already parsed (tree.go), decoded instead of data
+// when nothing else is asked; what that decode refuses is errTreeRefused,
+// for the repair pass to look at, and kin-openapi's own load to word when
+// nothing can be repaired.
+func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool, l *locator) (*openapi3.T, *readLog, error) {
 	if b, ok := files[locKey(location)]; ok {
 		data = b
 	}
@@ -277,14 +293,22 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 	loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(read))
 	var doc *openapi3.T
 	var err error
-	switch kind {
-	case swagger2:
+	switch {
+	case l != nil && l.tree != nil && kind != swagger2 && files == nil && !origins:
+		if doc, err = decodeTree(loader, l, location); err != nil {
+			return nil, reads, errTreeRefused
+		}
+	case kind == swagger2:
 		doc, err = loadSwagger2(loader, data, location)
 	default:
 		doc, err = loader.LoadFromDataWithPath(data, location)
 	}
 	return doc, reads, err
 }
+
+// errTreeRefused is a spec kin-openapi does not load from the loader's
+// tree (tree.go).
+var errTreeRefused = errors.New("kin-openapi refuses the spec")
 
 // hasExternalRefs reports whether the spec's text has a $ref to another
 // file (or URL), without parsing it: a "$ref" key (a quote, then a colon,

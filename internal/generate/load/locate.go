@@ -20,8 +20,10 @@ import (
 // The locator finds those pointers in the spec's text, once per load and
 // only when a warning needs it. A JSON spec is scanned with encoding/json's
 // tokenizer, for all the pointers at once (kubernetes' 4 MB: ~50 ms, where
-// a YAML parse of it takes ~230 ms); a YAML spec is parsed, and $refs on
-// the way (a path item in another file) are followed.
+// a YAML parse of it takes ~230 ms); in a YAML spec, and for a schema's
+// keyword in any, pointers are walked in the index of the tree the loader
+// decoded (posindex.go) or, without one, in the spec parsed here, $refs on
+// the way (a path item in another file) followed.
 
 type locator struct {
 	path    string
@@ -29,6 +31,13 @@ type locator struct {
 	swagger bool
 	fetch   *fetcher
 	loc     *url.URL
+	// tree is the text as the loader parsed it (tree.go), nil when it did
+	// not, until it is indexed (posindex.go); data is then nil for YAML.
+	// indexing is set when the index is under way (read by the loading
+	// goroutine only).
+	tree     *yaml.Node
+	index    *posIndex
+	indexing bool
 
 	mu sync.Mutex
 	r  *repairer // its files and $ref resolution, for the YAML side
@@ -72,7 +81,7 @@ func (l *locator) find(ptrs []string) map[string]diag.Pos {
 			tokens[p] = l.tokens(p)
 		}
 	}
-	if looksLikeJSON(l.data) {
+	if l.data != nil && looksLikeJSON(l.data) {
 		return l.scanJSON(tokens)
 	}
 	return l.walkYAML(tokens)
@@ -100,11 +109,26 @@ func (l *locator) tokens(ptr string) []string {
 	return toks
 }
 
+// indexInBackground indexes the tree on another goroutine, which holds
+// the lock until the index is there, and lets the tree go.
+func (l *locator) indexInBackground() {
+	l.indexing = true
+	tree := l.tree
+	l.mu.Lock()
+	go func() {
+		defer l.mu.Unlock()
+		l.index, l.tree = newPosIndex(tree), nil
+		if !looksLikeJSON(l.data) {
+			l.data = nil // a JSON spec's text is scanned for pointers, a YAML one's no more
+		}
+	}()
+}
+
 // root is the spec's parsed text, or nil when it does not parse.
 func (l *locator) root() *rfile {
 	if l.r == nil {
 		l.r = &repairer{fetch: l.fetch, specPath: l.path, files: map[string]*rfile{}}
-		root := &rfile{loc: l.loc, key: locKey(l.loc), show: l.path, data: l.data}
+		root := &rfile{loc: l.loc, key: locKey(l.loc), show: l.path, data: l.data, doc: l.tree}
 		l.r.files[root.key] = root
 	}
 	root := l.r.files[locKey(l.loc)]
@@ -116,6 +140,16 @@ func (l *locator) root() *rfile {
 
 // walkYAML places each pointer in the parsed spec, following $refs.
 func (l *locator) walkYAML(want map[string][]string) map[string]diag.Pos {
+	if l.index != nil {
+		out := map[string]diag.Pos{}
+		for ptr, toks := range want {
+			if at := l.index.place(toks); at >= 0 {
+				n := l.index.nodes[at]
+				out[ptr] = diag.Pos{File: l.path, Line: int(n.line), Col: int(n.col)}
+			}
+		}
+		return out
+	}
 	root := l.root()
 	if root == nil {
 		return nil

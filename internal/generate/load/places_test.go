@@ -45,7 +45,7 @@ func TestSchemaPlacesMatchOrigins(t *testing.T) {
 				t.Fatal("a spec in one file is loaded without origins")
 			}
 			abs, _ := filepath.Abs(path)
-			withOrigins, _, err := loadDoc(openAPI3, data, &url.URL{Path: filepath.ToSlash(abs)}, spec.locate.fetch, nil, true)
+			withOrigins, _, err := loadDoc(openAPI3, data, &url.URL{Path: filepath.ToSlash(abs)}, spec.locate.fetch, nil, true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
