@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi2"
+	yaml "go.yaml.in/yaml/v4"
 )
 
 // unmarshalSwagger2 decodes a Swagger 2.0 description as
@@ -28,8 +30,57 @@ func unmarshalSwagger2(data []byte, doc *openapi2.T) error {
 	if err := unmarshalSwagger2Split(data, doc); err == nil {
 		return nil
 	}
+	if j := swagger2YAMLAsJSON(data); j != nil {
+		*doc = openapi2.T{}
+		if err := unmarshalSwagger2Split(j, doc); err == nil {
+			return nil
+		}
+	}
 	*doc = openapi2.T{}
 	return openapi2.UnmarshalFromData(data, doc)
+}
+
+// swagger2YAMLAsJSON is a Swagger 2.0 YAML text as the JSON kin-openapi
+// decodes it, or nil. kin-openapi's 2.0 types read YAML through JSON: it
+// parses the text, names every mapping key by its text, makes date-shaped
+// scalars strings, decodes the tree into plain values and encodes those as
+// JSON, then decodes that (on one core). Here the text is parsed by the
+// loader's parse (on both cores when large, split.go) and the JSON is
+// decoded as separate jobs too (unmarshalSwagger2Split). Where the loader's
+// preparation of the tree could read differently from kin-openapi's (a tag
+// written out, a merge key, and what prepareTree refuses: aliases, null
+// keys, infinite numbers), nil leaves the text to kin-openapi.
+func swagger2YAMLAsJSON(data []byte) []byte {
+	if looksLikeJSON(data) {
+		return nil
+	}
+	root := parseTree(data)
+	if root == nil || !plainForJSON(root) {
+		return nil
+	}
+	var generic any
+	if err := root.Decode(&generic); err != nil {
+		return nil
+	}
+	j, err := json.Marshal(generic)
+	if err != nil {
+		return nil
+	}
+	return j
+}
+
+// plainForJSON reports whether a prepared tree reads as kin-openapi's own
+// preparation of it would: no tag written out and no merge key.
+func plainForJSON(n *yaml.Node) bool {
+	if n.Style&yaml.TaggedStyle != 0 || n.Kind == yaml.MappingNode && slices.ContainsFunc(n.Content, isMergeKey) {
+		return false
+	}
+	for _, c := range n.Content {
+		if !plainForJSON(c) {
+			return false
+		}
+	}
+	return true
 }
 
 var errNoSplit = jsonSplitError("the document is not split")
