@@ -10,9 +10,9 @@ package load
 //
 // The key is a SHA-256 over everything the warnings depend on: this
 // validation's version (validationVersion), the kin-openapi and tailor
-// module versions and the Go version; the root spec's path as given, its
-// absolute path and the working directory (warnings name files the way the
-// user did); the root spec's bytes (after an overlay's actions); and the
+// module versions, the binary's build ID (cache.Build) and the Go
+// version; the root spec's path as given, its absolute path and the
+// working directory (warnings name files the way the user did); the root spec's bytes (after an overlay's actions); and the
 // location and bytes of every file or URL the loader read through $refs
 // (remote refs included: they are fetched during loading anyway, so their
 // content is part of the key like a local file's). An entry holds the
@@ -98,8 +98,11 @@ func openCache(path string, sum [sha256.Size]byte, reads *readLog) *validationCa
 		return nil
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "tailor validation %q\nkin-openapi %q\ntailor %q\ngo %q\n", validationVersion,
-		moduleVersion("github.com/getkin/kin-openapi", kinVersion), moduleVersion("github.com/tailormcp/tailor", ""), runtime.Version())
+	// The binary's build ID, where it has one, changes with tailor's (and
+	// kin-openapi's) code even in a source checkout, whose module version
+	// is "(devel)" whatever it validates.
+	fmt.Fprintf(h, "tailor validation %q\nkin-openapi %q\ntailor %q %q\ngo %q\n", validationVersion,
+		moduleVersion("github.com/getkin/kin-openapi", kinVersion), moduleVersion("github.com/tailormcp/tailor", ""), cache.Build(), runtime.Version())
 	fmt.Fprintf(h, "spec %q %q %q %x\n", path, abs, wd, sum)
 	reads.mu.Lock()
 	refs := slices.Compact(slices.Sorted(slices.Values(reads.reads)))

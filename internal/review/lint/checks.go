@@ -557,4 +557,3 @@ func boundKey(c *ir.Call) bool {
 	}
 	return false
 }
-
