@@ -211,7 +211,40 @@ func decode(data []byte) (e entry, ok bool) {
 		}
 	}()
 	err := gob.NewDecoder(bytes.NewReader(data)).Decode(&e)
+	if err == nil && e.Server != nil {
+		for _, t := range e.Server.Tools {
+			if t != nil && t.Def != nil {
+				for _, r := range t.Def.Errors {
+					for k, v := range r.Body {
+						r.Body[k] = emptyLists(v)
+					}
+				}
+			}
+		}
+	}
 	return e, err == nil
+}
+
+// emptyLists undoes what gob does to an error rule's body matcher: it
+// reads an empty list back as a nil one, which the matcher would compare
+// as JSON null. A matcher holds values as encoding/json decodes them, where
+// null is a nil interface and a list is never a nil slice, so every nil
+// slice read back was an empty list.
+func emptyLists(v any) any {
+	switch x := v.(type) {
+	case []any:
+		if x == nil {
+			return []any{}
+		}
+		for i := range x {
+			x[i] = emptyLists(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = emptyLists(x[k])
+		}
+	}
+	return v
 }
 
 // store keeps p as the entry of out's inputs, when they can be listed and

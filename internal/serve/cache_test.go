@@ -16,6 +16,7 @@ import (
 	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/cache"
 	"github.com/tailormcp/tailor/internal/generate/load"
+	"github.com/tailormcp/tailor/internal/generate/lower"
 	"github.com/tailormcp/tailor/mcpkit"
 )
 
@@ -347,11 +348,36 @@ func TestRemoteRefsAreNotCached(t *testing.T) {
 	}
 }
 
+// An error rule that matches an empty list is served from the cache too,
+// and still matches an empty list, not null.
+func TestEmptyListMatcherIsCached(t *testing.T) {
+	t.Setenv("TAILOR_CACHE", t.TempDir())
+	t.Chdir(t.TempDir())
+	spec := "openapi: 3.0.3\ninfo: {title: Lists, version: '1'}\npaths:\n  /items:\n    get:\n      operationId: listItems\n      responses:\n        '200': {description: ok}\n"
+	overlay := "tailor: 1\ntools:\n  list_items:\n    operation: listItems\n    description: Lists the items. Use it to find an item; not to change one. It returns the items.\n    errors:\n      - when: {status: 404, body: {items: []}}\n        text: There are no items yet.\n"
+	os.WriteFile("openapi.yaml", []byte(spec), 0o644)
+	os.WriteFile("overlay.yaml", []byte(overlay), 0o644)
+	opts := generator.Options{SpecPath: "openapi.yaml", OverlayPath: "overlay.yaml"}
+	first, _ := compile(t, opts)
+	second, loaded := compile(t, opts)
+	if loaded {
+		t.Fatal("a tool set whose error rule matches [] was loaded again, not served from the cache")
+	}
+	sameProgram(t, second, first)
+	for _, tl := range second.Server.Tools {
+		for _, r := range tl.Def.Errors {
+			if got, ok := r.Body["items"].([]any); !ok || got == nil || len(got) != 0 {
+				t.Errorf("the matcher reads back as %#v, want an empty list", r.Body["items"])
+			}
+		}
+	}
+}
+
 // TestSameValue: what gob changes is told apart from what it keeps: an
 // empty list becomes nil, which is the same tool set except inside an
-// error rule's body matcher.
+// error rule's body matcher, where decode makes it an empty list again.
 func TestSameValue(t *testing.T) {
-	roundTrip := func(tl *mcpkit.Tool) *mcpkit.Tool {
+	gobOnly := func(tl *mcpkit.Tool) *mcpkit.Tool {
 		var buf bytes.Buffer
 		if err := gob.NewEncoder(&buf).Encode(tl); err != nil {
 			t.Fatal(err)
@@ -361,6 +387,17 @@ func TestSameValue(t *testing.T) {
 			t.Fatal(err)
 		}
 		return &back
+	}
+	roundTrip := func(tl *mcpkit.Tool) *mcpkit.Tool {
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(entry{Server: &lower.Server{Tools: []*lower.Tool{{Def: tl}}}}); err != nil {
+			t.Fatal(err)
+		}
+		e, ok := decode(buf.Bytes())
+		if !ok {
+			t.Fatal("the entry does not decode")
+		}
+		return e.Server.Tools[0].Def
 	}
 	same := func(tl *mcpkit.Tool) bool {
 		return sameValue(reflect.ValueOf(roundTrip(tl)), reflect.ValueOf(tl), false)
@@ -376,9 +413,12 @@ func TestSameValue(t *testing.T) {
 			t.Errorf("matcher %#v reads back as another", v)
 		}
 	}
-	for _, v := range []any{[]any{}, map[string]any{"a": []any{}}} {
-		if same(body(v)) {
-			t.Errorf("matcher %#v reads back as nil, yet counts as the same", v)
+	for _, v := range []any{[]any{}, map[string]any{"a": []any{}}, []any{[]any{}, nil}} {
+		if !same(body(v)) {
+			t.Errorf("matcher %#v reads back as another", v)
+		}
+		if sameValue(reflect.ValueOf(gobOnly(body(v))), reflect.ValueOf(body(v)), false) {
+			t.Errorf("matcher %#v: gob alone reads it back as nil, yet that counts as the same", v)
 		}
 	}
 	if sameValue(reflect.ValueOf(body(int64(3))), reflect.ValueOf(body(3.0)), false) {
