@@ -3,13 +3,13 @@ package load
 import (
 	"bytes"
 	"encoding/json"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/tailormcp/tailor/internal/parallel"
 )
 
 // unmarshalSwagger2 decodes a Swagger 2.0 description as
@@ -198,34 +198,20 @@ func unmarshalSwagger2Split(data []byte, doc *openapi2.T) error {
 	items := make([]*openapi2.PathItem, len(pathJobs))
 	defs := make([]*openapi2.SchemaRef, len(defJobs))
 	var top openapi2.T
-	jobs := make(chan func() error, len(pathJobs)+len(defJobs)+1)
-	jobs <- func() error { return json.Unmarshal(rest.Bytes(), &top) }
+	jobs := make([]func() error, 0, len(pathJobs)+len(defJobs)+1)
+	jobs = append(jobs, func() error { return json.Unmarshal(rest.Bytes(), &top) })
 	for i, m := range pathJobs {
-		jobs <- func() error { return json.Unmarshal(m.value, &items[i]) }
+		jobs = append(jobs, func() error { return json.Unmarshal(m.value, &items[i]) })
 	}
 	for i, m := range defJobs {
-		jobs <- func() error { return json.Unmarshal(m.value, &defs[i]) }
+		jobs = append(jobs, func() error { return json.Unmarshal(m.value, &defs[i]) })
 	}
-	close(jobs)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failed error
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for job := range jobs {
-				if err := job(); err != nil {
-					mu.Lock()
-					failed = err
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if failed != nil {
-		return failed
+	errs := make([]error, len(jobs))
+	parallel.For(len(jobs), func(i int) { errs[i] = jobs[i]() })
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	if paths != nil && !bytes.Equal(bytes.TrimSpace(paths), []byte("null")) {
 		doc.Paths = make(map[string]*openapi2.PathItem, len(pathJobs))

@@ -15,13 +15,13 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"sync"
 
 	"github.com/tiktoken-go/tokenizer/codec"
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/lower"
+	"github.com/tailormcp/tailor/internal/parallel"
 )
 
 // Encoding names the tokenizer the counts come from.
@@ -128,22 +128,7 @@ func Of(api *ir.API) Measure {
 	}
 	cuts = append(cuts, len(list))
 	counts := make([]int, len(cuts)-1)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				counts[i] = Tokens(list[cuts[i]:cuts[i+1]])
-			}
-		}()
-	}
-	for i := range counts {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.For(len(counts), func(i int) { counts[i] = Tokens(list[cuts[i]:cuts[i+1]]) })
 	for _, n := range counts {
 		m.Tokens += n
 	}
