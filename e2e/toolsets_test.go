@@ -37,6 +37,20 @@ func listed(t *testing.T, srv *testkit.Server) string {
 	return strings.Join(names, ",")
 }
 
+// cacheScope is the cacheScope of the first page of a session's
+// tools/list: "private" when the listing depends on the caller (headers,
+// token, dynamic session), so that no shared cache serves it to another.
+func cacheScope(t *testing.T, srv *testkit.Server) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := srv.Session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v\nstderr:\n%s", err, srv.Stderr())
+	}
+	return res.CacheScope
+}
+
 const (
 	orderTools  = "get_order,order_status,update_shipping_address"
 	refundTools = "quote_refund,refund_items"
@@ -72,6 +86,8 @@ func TestToolsetSelection(t *testing.T) {
 				t.Run(c.name, func(t *testing.T) {
 					srv := start(append(slices.Clone(env), c.env...), c.args...)
 					eq(t, "tools/list", listed(t, srv), c.want)
+					// Flags and environment choose for every caller alike.
+					eq(t, "cacheScope", cacheScope(t, srv), "public")
 				})
 			}
 
@@ -153,7 +169,11 @@ func TestToolsetHeaders(t *testing.T) {
 				{"a header cannot widen: a tool the flags leave out", map[string]string{"X-MCP-Tools": "create_return"}, ""},
 				{"a header cannot widen: all", map[string]string{"X-MCP-Toolsets": "all"}, "get_order,order_status,quote_refund,refund_items,update_shipping_address"},
 			} {
-				t.Run(c.name, func(t *testing.T) { eq(t, "tools/list", listed(t, as(c.h)), c.want) })
+				t.Run(c.name, func(t *testing.T) {
+					s := as(c.h)
+					eq(t, "tools/list", listed(t, s), c.want)
+					eq(t, "cacheScope", cacheScope(t, s), "private")
+				})
 			}
 
 			t.Run("calls follow the headers", func(t *testing.T) {
@@ -202,6 +222,7 @@ func TestDynamic(t *testing.T) {
 				append(slices.Clone(pre), "--dynamic")...)
 
 			eq(t, "start: the meta-tools", listed(t, srv), metaTools)
+			eq(t, "a session's listing is private", cacheScope(t, srv), "private")
 			caps := srv.Session.InitializeResult().Capabilities
 			eq(t, "the server declares tools/list_changed", caps.Tools != nil && caps.Tools.ListChanged, true)
 

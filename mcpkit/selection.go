@@ -101,6 +101,10 @@ type selected struct {
 	checks []func(*Tool) *Refusal
 	// enabled, in dynamic mode, is the session's listing (nil: not dynamic).
 	enabled *enabledSet
+	// perCaller is set when the listing depends on the request or its
+	// session (headers, token scopes, tool rules, dynamic mode), not only
+	// on how the server was started.
+	perCaller bool
 }
 
 // requestInfo reads a request's session, headers and token.
@@ -126,6 +130,7 @@ func (k *Runtime) selection(r RequestInfo) (*selected, error) {
 	if k.cfg.Selection.ReadOnly {
 		s.checks = append(s.checks, readOnly("--read-only or "+k.api.EnvPrefix+"_READ_ONLY"))
 	}
+	static := len(s.checks)
 	hs, err := k.headerSelection(r.Header)
 	if err != nil {
 		return nil, err
@@ -142,6 +147,7 @@ func (k *Runtime) selection(r RequestInfo) (*selected, error) {
 	if k.cfg.Selection.Dynamic {
 		s.enabled = k.dyn.of(r.Session)
 	}
+	s.perCaller = len(s.checks) > static || s.enabled != nil
 	return s, nil
 }
 
@@ -469,7 +475,18 @@ func (k *Runtime) selectTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p != nil {
 			cursor = p.Cursor
 		}
-		return pageOf(defs, cursor)
+		res, err := pageOf(defs, cursor)
+		if err != nil {
+			return nil, err
+		}
+		// go-sdk fills these for the listings it answers itself; this one
+		// bypasses it. A listing that depends on the caller must not be
+		// served from a cache shared with other callers.
+		res.CacheScope = "public"
+		if s.perCaller {
+			res.CacheScope = "private"
+		}
+		return res, nil
 	}
 }
 
