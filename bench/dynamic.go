@@ -100,7 +100,10 @@ func (b *runner) measureDynamic(ctx context.Context, specs []Spec, tokens string
 			return fmt.Errorf("%s --dynamic lists %d tools at start, want the 5 meta-tools", s.Name, n)
 		}
 		if tokens != "" {
-			n, err := countTokens(tokens, filepath.Join(b.work, "lists", s.Name+"-dynamic.json"), first.raw)
+			// The tool definitions as listed, the text tailor diff and lint
+			// count: the result's cache fields are for the client, not the
+			// model.
+			n, err := countTokens(tokens, filepath.Join(b.work, "lists", s.Name+"-dynamic.json"), toolsList(first.tools))
 			if err != nil {
 				return err
 			}
@@ -126,6 +129,18 @@ func sampleOf(runs []coldRun) Sample {
 		out = append(out, millis(r.list))
 	}
 	return out
+}
+
+// toolsList is {"tools":[...]} of tools as the server sent them.
+func toolsList(tools []json.RawMessage) []byte {
+	b := []byte(`{"tools":[`)
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, t...)
+	}
+	return append(b, "]}"...)
 }
 
 // countTokens writes raw to path and counts its tokens with the tokens

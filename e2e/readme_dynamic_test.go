@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -43,8 +44,21 @@ func TestReadmeDynamicStripe(t *testing.T) {
 
 	var b strings.Builder
 	listed := corpusListTools(t, srv)
-	list, _ := json.Marshal(&mcp.ListToolsResult{Tools: listed})
-	fmt.Fprintf(&b, "== tools/list: what the model is offered (%d tools, %s o200k tokens; without --dynamic: 468 tools) ==\n", len(listed), thousandsSep(cost.Tokens(list)))
+	// The figure is the one tailor diff and lint give; the listing must be
+	// the very tool definitions it counts.
+	var want struct{ Tools []any }
+	if err := json.Unmarshal(cost.DynamicStartList(), &want); err != nil {
+		t.Fatal(err)
+	}
+	live, _ := json.Marshal(listed)
+	var liveTools []any
+	if err := json.Unmarshal(live, &liveTools); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(liveTools, want.Tools) {
+		t.Fatalf("the server's start listing is not the one tailor diff counts:\n%s\nwant\n%s", live, cost.DynamicStartList())
+	}
+	fmt.Fprintf(&b, "== tools/list: what the model is offered (%d tools, %s o200k tokens; without --dynamic: 468 tools) ==\n", len(listed), thousandsSep(cost.DynamicStart().Tokens))
 	for _, tool := range listed {
 		fmt.Fprintf(&b, "- %s\n", tool.Name)
 	}

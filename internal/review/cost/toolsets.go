@@ -45,6 +45,13 @@ func Toolsets(api *ir.API) []Toolset {
 // DynamicStart measures tools/list at the start of a dynamic session
 // (--dynamic): the meta-tools, by name, whatever the API.
 func DynamicStart() Measure {
+	list := DynamicStartList()
+	return Measure{Tools: len(mcpkit.MetaTools()), Bytes: len(list), Tokens: Tokens(list)}
+}
+
+// DynamicStartList is the text DynamicStart counts: {"tools":[...]} of the
+// meta-tools' definitions, sorted by name, encoded as the server sends them.
+func DynamicStartList() []byte {
 	tools := append([]*mcpkit.Tool(nil), mcpkit.MetaTools()...)
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	var buf bytes.Buffer
@@ -62,5 +69,5 @@ func DynamicStart() Measure {
 		buf.Write(bytes.TrimRight(one.Bytes(), "\n"))
 	}
 	buf.WriteString(`]}`)
-	return Measure{Tools: len(tools), Bytes: buf.Len(), Tokens: Tokens(buf.Bytes())}
+	return buf.Bytes()
 }
