@@ -591,3 +591,37 @@ func TestHostileReadsAreNotEffects(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileQuoteHoarding: a caller that quotes again and again without
+// carrying anything out is stopped at its own bound of open quotes, with
+// a result that says what to do, while another caller can still quote;
+// carrying one of its quotes out makes room again.
+func TestHostileQuoteHoarding(t *testing.T) {
+	for _, sv := range backofficeServers() {
+		t.Run(sv.kind, func(t *testing.T) {
+			rig := newShop(t)
+			srv := startBackoffice(t, sv, "http", rig, (&approver{action: "accept"}).options(), "--max-quotes-per-caller", "3")
+			var held []string
+			for range 3 {
+				held = append(held, quote5531(t, srv))
+			}
+			res := srv.Call(t, "quote_refund", map[string]any{"order_id": "5531", "line_item_ids": []string{"li_2"}})
+			eq(t, "fourth open quote: isError", res.IsError, true)
+			eq(t, "fourth open quote", testkit.Text(res), "The result was computed, but this caller already holds as many open quotes as one caller may, so no quote was stored and nothing can be carried out from it. Nothing was changed. Carry out the earlier quotes still needed, or wait until unused ones expire, then call quote_refund again.")
+
+			lee := srv.Connect(t, asCustomer(backend.Lee), nil)
+			res = lee.Call(t, "quote_refund", map[string]any{"order_id": "6001", "line_item_ids": []string{"li_20"}})
+			eq(t, "another caller quotes: isError", res.IsError, false)
+
+			// A new session of the same caller is the same caller.
+			again := srv.Connect(t, asCustomer(backend.Wang), nil)
+			res = again.Call(t, "quote_refund", map[string]any{"order_id": "5531", "line_item_ids": []string{"li_2"}})
+			eq(t, "same caller, new session: isError", res.IsError, true)
+
+			res = callParams(t, srv, &mcp.CallToolParams{Name: "refund_items", Arguments: map[string]any{"quote_id": held[0]}, InputResponses: accept})
+			eq(t, "confirm: isError", res.IsError, false)
+			quote5531Other(t, srv)
+			eq(t, "writes", writes(rig) > 0, true)
+		})
+	}
+}

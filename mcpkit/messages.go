@@ -172,6 +172,8 @@ var catalog = []Message{
 		Text: "The quote was computed but could not be stored (the server's quote store failed), so it cannot be carried out. Nothing was changed. Try again in a moment."},
 	{ID: "quote_store_full",
 		Text: "The result was computed, but the server holds as many open quotes as it may, so no quote was stored and nothing can be carried out from it. Nothing was changed. Carry out or abandon earlier quotes, or call {{.tool}} again in a few minutes."},
+	{ID: "quote_caller_full",
+		Text: "The result was computed, but this caller already holds as many open quotes as one caller may, so no quote was stored and nothing can be carried out from it. Nothing was changed. Carry out the earlier quotes still needed, or wait until unused ones expire, then call {{.tool}} again."},
 	{ID: "quote_unknown", Fields: []Field{idField, quoteToolFld},
 		Text: "There is no quote {{printf \"%q\" .id}}. Quote ids come from {{.quote_tool}}; call it (it changes nothing) and use the quote_id it returns. Nothing was done."},
 	{ID: "quote_not_stored_unreachable",

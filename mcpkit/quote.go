@@ -39,10 +39,13 @@ type Quote struct {
 	Args     map[string]any `json:"args"`
 	Body     any            `json:"body"`
 	Identity string         `json:"identity"`
-	Created  time.Time      `json:"created"`
-	Expires  time.Time      `json:"expires"`
-	Used     bool           `json:"used"`
-	UsedAt   time.Time      `json:"used_at,omitzero"`
+	// Caller is whom the quote counts against for the per-caller bound
+	// (see Call.caller); empty: no per-caller bound.
+	Caller  string    `json:"caller,omitempty"`
+	Created time.Time `json:"created"`
+	Expires time.Time `json:"expires"`
+	Used    bool      `json:"used"`
+	UsedAt  time.Time `json:"used_at,omitzero"`
 	// ReservedBy is the token of the confirm call that has reserved the
 	// quote (asking the person, or running its steps) until ReservedUntil;
 	// empty when the quote is free.
@@ -108,6 +111,9 @@ var (
 	ErrQuoteNotReserved = errors.New("quote not reserved by this call")
 	// ErrQuoteStoreFull: the store is at its capacity; no quote is saved.
 	ErrQuoteStoreFull = errors.New("quote store full")
+	// ErrCallerQuotesFull: the quote's caller holds as many open quotes
+	// (neither used nor expired) as one caller may; no quote is saved.
+	ErrCallerQuotesFull = errors.New("too many open quotes for this caller")
 	// ErrQuoteStoreUnavailable: a shared store could not be reached (or did
 	// not answer in time); whether the operation took place is not known
 	// to the caller, who does nothing further.
@@ -138,7 +144,8 @@ type Reservation struct {
 // keeps these guarantees across replicas:
 //
 //   - Save: store q under q.ID until q.Expires plus a while (so that a late
-//     confirm is told "expired", not "unknown"); ErrQuoteStoreFull at
+//     confirm is told "expired", not "unknown"); ErrCallerQuotesFull when
+//     q.Caller already holds its bound of open quotes; ErrQuoteStoreFull at
 //     capacity. Redis: SET quote:<id> <json> NX PXAT <keep-until>, with the
 //     capacity as a counter checked in the same script.
 //   - Load: the quote, or ErrQuoteNotFound. Redis: GET.
@@ -194,12 +201,42 @@ func randomToken(n int) string {
 // resolve for this call. A quote made by one caller cannot be carried out
 // by another.
 func (c *Call) identity() string {
+	return fingerprint(c.contextParts())
+}
+
+// caller is whom a quote counts against for the per-caller bound: the
+// caller's identity when the server knows one (context values, or the
+// verified token's subject), else its MCP session. It is empty, and no
+// per-caller bound applies, when there is neither, as over stdio, where
+// the one session is the one caller.
+func (c *Call) caller() string {
+	parts := c.contextParts()
+	if c.token != nil && c.token.UserID != "" {
+		parts = append(parts, "\x01sub="+c.token.UserID)
+	}
+	if len(parts) > 0 {
+		return "identity:" + fingerprint(parts)
+	}
+	if s := c.req.Session; s != nil && s.ID() != "" {
+		return "session:" + fingerprint([]string{s.ID()})
+	}
+	return ""
+}
+
+// contextParts are the context values the server can resolve for this
+// call, as name=value.
+func (c *Call) contextParts() []string {
 	var parts []string
 	for _, cv := range c.kit.api.Context {
 		if v, src, _ := c.lookupContext(&cv); src != "" {
 			parts = append(parts, cv.Name+"="+v)
 		}
 	}
+	return parts
+}
+
+// fingerprint is a hash of parts, whatever their order.
+func fingerprint(parts []string) string {
 	sort.Strings(parts)
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(sum[:])

@@ -10,6 +10,11 @@ import (
 // DefaultMaxQuotes is how many quotes a MemoryQuoteStore keeps at most.
 const DefaultMaxQuotes = 10000
 
+// DefaultMaxQuotesPerCaller is how many open quotes (neither used nor
+// expired) one caller may hold at once: a tenth of the store, so that no
+// single caller can fill it for the others.
+const DefaultMaxQuotesPerCaller = DefaultMaxQuotes / 10
+
 // MemoryQuoteStore is the default, in-process QuoteStore. It is bounded:
 // at MaxQuotes it first drops quotes that have expired (kept only to answer
 // "expired" rather than "unknown"), then refuses new ones with
@@ -18,16 +23,23 @@ const DefaultMaxQuotes = 10000
 // Save and expiry are O(1) amortized: quotes sit in one FIFO queue per
 // lifetime (expiry minus creation: one per quote tool's TTL, so a handful),
 // in which creation order is expiry order; each Save drops the expired
-// heads of the queues. No operation walks the whole store.
+// heads of the queues. No operation walks the whole store; a caller at
+// its bound has its own quotes walked once per refused Save.
 type MemoryQuoteStore struct {
 	// Keep is how long quotes are kept after they expire.
 	Keep time.Duration
 	// MaxQuotes bounds the quotes kept (0: DefaultMaxQuotes).
 	MaxQuotes int
+	// MaxPerCaller bounds the open quotes of one Quote.Caller (0:
+	// DefaultMaxQuotesPerCaller; negative: no bound).
+	MaxPerCaller int
 
 	mu     sync.Mutex
 	quotes map[string]*memQuote
 	queues map[time.Duration]*list.List // lifetime → *memQuote, oldest first
+	// callers holds each caller's quotes that may still be open; used and
+	// expired ones leave it when the caller reaches its bound.
+	callers map[string]map[*memQuote]struct{}
 }
 
 type memQuote struct {
@@ -38,7 +50,7 @@ type memQuote struct {
 
 // NewMemoryQuoteStore returns an empty store.
 func NewMemoryQuoteStore() *MemoryQuoteStore {
-	return &MemoryQuoteStore{Keep: time.Hour, quotes: map[string]*memQuote{}, queues: map[time.Duration]*list.List{}}
+	return &MemoryQuoteStore{Keep: time.Hour, quotes: map[string]*memQuote{}, queues: map[time.Duration]*list.List{}, callers: map[string]map[*memQuote]struct{}{}}
 }
 
 // Len is the number of quotes held (tests and metrics).
@@ -53,6 +65,9 @@ func (s *MemoryQuoteStore) Save(_ context.Context, q *Quote) error {
 	defer s.mu.Unlock()
 	now := q.Created
 	s.dropWhile(func(m *memQuote) bool { return now.Sub(m.q.Expires) > s.Keep })
+	if !s.callerMayQuote(q.Caller, now) {
+		return ErrCallerQuotesFull
+	}
 	limit := s.MaxQuotes
 	if limit <= 0 {
 		limit = DefaultMaxQuotes
@@ -77,7 +92,34 @@ func (s *MemoryQuoteStore) Save(_ context.Context, q *Quote) error {
 	m := &memQuote{q: *q, queue: queue}
 	m.elem = queue.PushBack(m)
 	s.quotes[q.ID] = m
+	if q.Caller != "" {
+		if s.callers[q.Caller] == nil {
+			s.callers[q.Caller] = map[*memQuote]struct{}{}
+		}
+		s.callers[q.Caller][m] = struct{}{}
+	}
 	return nil
+}
+
+// callerMayQuote reports whether caller holds fewer open quotes than its
+// bound at now (s.mu held). The caller's quotes are counted only when
+// their number reaches the bound, and those no longer open leave the set
+// then, so each is walked past once.
+func (s *MemoryQuoteStore) callerMayQuote(caller string, now time.Time) bool {
+	limit := s.MaxPerCaller
+	if limit == 0 {
+		limit = DefaultMaxQuotesPerCaller
+	}
+	held := s.callers[caller]
+	if caller == "" || limit < 0 || len(held) < limit {
+		return true
+	}
+	for m := range held {
+		if m.q.Used || !now.Before(m.q.Expires) {
+			delete(held, m)
+		}
+	}
+	return len(held) < limit
 }
 
 // dropWhile removes, from the head of each queue, the quotes for which
@@ -96,6 +138,12 @@ func (s *MemoryQuoteStore) dropWhile(drop func(*memQuote) bool) {
 func (s *MemoryQuoteStore) remove(m *memQuote) {
 	m.queue.Remove(m.elem)
 	delete(s.quotes, m.q.ID)
+	if held := s.callers[m.q.Caller]; held != nil {
+		delete(held, m)
+		if len(held) == 0 {
+			delete(s.callers, m.q.Caller)
+		}
+	}
 }
 
 func (s *MemoryQuoteStore) Load(_ context.Context, id string) (*Quote, error) {

@@ -2,6 +2,8 @@ package mcpkit
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -26,12 +28,17 @@ import (
 //	                     quote does, so a late confirm hears "expired".
 //	<prefix>:quotes      a sorted set of the quote ids by expiry (Unix ms):
 //	                     the live count that bounds the store.
+//	<prefix>:caller:<h>  a sorted set, by expiry, of the quotes of one
+//	                     caller (h: a hash of Quote.Caller) that may still
+//	                     be open, for the per-caller bound; it expires with
+//	                     the caller's last quote.
 //
 // The store is bounded like the memory store: Save drops the index
 // entries of quotes gone (their keys expired), and at MaxQuotes drops
 // expired quotes that hold no progress, oldest first, then refuses new
-// quotes with ErrQuoteStoreFull, all in the one script. Each Save does a
-// bounded amount of that work. Redis's own maxmemory (with the noeviction
+// quotes with ErrQuoteStoreFull, all in the one script. Before that, a
+// caller holding MaxPerCaller open quotes is refused with
+// ErrCallerQuotesFull. Each Save does a bounded amount of that work. Redis's own maxmemory (with the noeviction
 // policy) bounds the bytes; a write Redis refuses for memory is
 // ErrQuoteStoreFull too.
 //
@@ -50,6 +57,9 @@ type RedisQuoteStore struct {
 	Keep time.Duration
 	// MaxQuotes bounds the quotes kept (0: DefaultMaxQuotes).
 	MaxQuotes int
+	// MaxPerCaller bounds the open quotes of one Quote.Caller (0:
+	// DefaultMaxQuotesPerCaller; negative: no bound).
+	MaxPerCaller int
 }
 
 // NewRedisQuoteStore returns a store on client whose keys start with
@@ -61,6 +71,13 @@ func NewRedisQuoteStore(client redis.UniversalClient, prefix string) *RedisQuote
 func (s *RedisQuoteStore) quoteKey(id string) string { return s.prefix + ":quote:" + id }
 func (s *RedisQuoteStore) indexKey() string          { return s.prefix + ":quotes" }
 
+// callerKey is the key of caller's open quotes: hashed, so that what a
+// caller is made of never shapes a key.
+func (s *RedisQuoteStore) callerKey(caller string) string {
+	sum := sha256.Sum256([]byte(caller))
+	return s.prefix + ":caller:" + hex.EncodeToString(sum[:16])
+}
+
 // Answers of the scripts (other than "ok").
 var scriptAnswers = map[string]error{
 	"not_found":    ErrQuoteNotFound,
@@ -68,13 +85,32 @@ var scriptAnswers = map[string]error{
 	"reserved":     ErrQuoteReserved,
 	"not_reserved": ErrQuoteNotReserved,
 	"full":         ErrQuoteStoreFull,
+	"caller_full":  ErrCallerQuotesFull,
 }
 
-// saveScript: KEYS quote, index; ARGV id, quote JSON, now, expires,
-// keep-until (Unix ms), the cap, the quote key's prefix.
+// saveScript: KEYS quote, index, caller's quotes; ARGV id, quote JSON,
+// now, expires, keep-until (Unix ms), the cap, the quote key's prefix, the
+// caller's bound (0: none).
 var saveScript = redis.NewScript(`
 local now, expires, cap = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[6])
 local keep = tonumber(ARGV[5]) - expires
+local percaller = tonumber(ARGV[8])
+if percaller > 0 then
+  -- Expired quotes are not open; used ones leave when the bound is
+  -- reached, so each is walked past once.
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  if redis.call('ZCARD', KEYS[3]) >= percaller then
+    for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+      if redis.call('EXISTS', ARGV[7] .. id) == 0 or redis.call('HEXISTS', ARGV[7] .. id, 'used') == 1 then
+        redis.call('ZREM', KEYS[3], id)
+      end
+    end
+    if redis.call('ZCARD', KEYS[3]) >= percaller then
+      return 'caller_full'
+    end
+  end
+end
 -- Index entries of quotes past their keep time: their keys are gone or
 -- going; a bounded batch per save keeps every save O(1) amortized.
 local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - keep, 'LIMIT', 0, 256)
@@ -101,6 +137,14 @@ redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'q', ARGV[2])
 redis.call('PEXPIREAT', KEYS[1], ARGV[5])
 redis.call('ZADD', KEYS[2], expires, ARGV[1])
+if percaller > 0 then
+  redis.call('ZADD', KEYS[3], expires, ARGV[1])
+  if redis.call('PTTL', KEYS[3]) < 0 then
+    redis.call('PEXPIREAT', KEYS[3], expires)
+  else
+    redis.call('PEXPIREAT', KEYS[3], expires, 'GT')
+  end
+end
 return 'ok'
 `)
 
@@ -190,9 +234,16 @@ func (s *RedisQuoteStore) Save(ctx context.Context, q *Quote) error {
 	if limit <= 0 {
 		limit = DefaultMaxQuotes
 	}
+	perCaller := s.MaxPerCaller
+	if perCaller == 0 {
+		perCaller = DefaultMaxQuotesPerCaller
+	}
+	if perCaller < 0 || q.Caller == "" {
+		perCaller = 0
+	}
 	keepUntil := q.Expires.Add(s.Keep)
-	return s.run(ctx, saveScript, []string{s.quoteKey(q.ID), s.indexKey()},
-		q.ID, data, q.Created.UnixMilli(), q.Expires.UnixMilli(), keepUntil.UnixMilli(), limit, s.quoteKey(""))
+	return s.run(ctx, saveScript, []string{s.quoteKey(q.ID), s.indexKey(), s.callerKey(q.Caller)},
+		q.ID, data, q.Created.UnixMilli(), q.Expires.UnixMilli(), keepUntil.UnixMilli(), limit, s.quoteKey(""), perCaller)
 }
 
 func (s *RedisQuoteStore) Load(ctx context.Context, id string) (*Quote, error) {

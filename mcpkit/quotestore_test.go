@@ -305,3 +305,62 @@ func testQuoteStoreCheckpoint(t *testing.T, k storeKind) {
 		t.Fatalf("consumed: %+v", q)
 	}
 }
+
+// TestQuoteStorePerCaller: one caller holds at most its bound of open
+// quotes; others can still quote, and used or expired quotes make room.
+func TestQuoteStorePerCaller(t *testing.T) { eachStore(t, testQuoteStorePerCaller) }
+
+func testQuoteStorePerCaller(t *testing.T, k storeKind) {
+	ctx := context.Background()
+	s := k.open(t, 100)
+	switch s := s.(type) {
+	case *MemoryQuoteStore:
+		s.MaxPerCaller = 3
+	case *RedisQuoteStore:
+		s.MaxPerCaller = 3
+	}
+	now := time.Now()
+	save := func(id, caller string, at time.Time) error {
+		return s.Save(ctx, &Quote{ID: id, Caller: caller, Created: at, Expires: at.Add(time.Minute)})
+	}
+	for i := range 3 {
+		if err := save(fmt.Sprint("q_a", i), "a", now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := save("q_a3", "a", now); !errors.Is(err, ErrCallerQuotesFull) {
+		t.Fatalf("a's fourth open quote: %v, want ErrCallerQuotesFull", err)
+	}
+	if _, err := s.Load(ctx, "q_a3"); !errors.Is(err, ErrQuoteNotFound) {
+		t.Fatalf("a refused quote was stored: %v", err)
+	}
+	if err := save("q_b0", "b", now); err != nil {
+		t.Fatalf("another caller cannot quote: %v", err)
+	}
+	if err := save("q_x0", "", now); err != nil {
+		t.Fatalf("a quote without a caller: %v", err)
+	}
+	// A used quote is no longer open.
+	if err := s.Reserve(ctx, "q_a0", Reservation{To: "run", Until: now.Add(time.Minute), Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Consume(ctx, "q_a0", "run", now); err != nil {
+		t.Fatal(err)
+	}
+	if err := save("q_a4", "a", now); err != nil {
+		t.Fatalf("after one was used: %v", err)
+	}
+	if err := save("q_a5", "a", now); !errors.Is(err, ErrCallerQuotesFull) {
+		t.Fatalf("at the bound again: %v", err)
+	}
+	// Expired quotes are not open either.
+	later := now.Add(2 * time.Minute)
+	for i := range 3 {
+		if err := save(fmt.Sprint("q_later", i), "a", later); err != nil {
+			t.Fatalf("after a's quotes expired: %v", err)
+		}
+	}
+	if err := save("q_later3", "a", later); !errors.Is(err, ErrCallerQuotesFull) {
+		t.Fatalf("at the bound after expiry: %v", err)
+	}
+}

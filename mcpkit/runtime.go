@@ -133,6 +133,11 @@ type Config struct {
 	// MaxQuotes bounds the default in-memory quote store (default
 	// DefaultMaxQuotes); at the bound new quotes are refused.
 	MaxQuotes int
+	// MaxQuotesPerCaller bounds the open quotes one caller holds in the
+	// default store (default DefaultMaxQuotesPerCaller; negative: no
+	// bound): beyond it that caller's new quotes are refused, and other
+	// callers can still quote.
+	MaxQuotesPerCaller int
 	// ApprovalKey signs the request state of approval requests (HMAC). A
 	// random per-process key by default; replicas behind one endpoint must
 	// share one (at least 32 bytes).
@@ -286,6 +291,7 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	if k.quotes == nil {
 		m := NewMemoryQuoteStore()
 		m.MaxQuotes = cfg.MaxQuotes
+		m.MaxPerCaller = cfg.MaxQuotesPerCaller
 		k.quotes = m
 	}
 	states, err := newStateSigner(cfg.ApprovalKey, api.Name)

@@ -74,6 +74,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		retries     = set.Int("retries", "RETRIES", 2, "retries of read-only calls after connection failures and 502/503/504")
 		quoteTTL    = set.Duration("quote-ttl", "QUOTE_TTL", 0, "override how long quotes stay valid (default: as the overlay says)")
 		maxQuotes   = set.Int("max-quotes", "MAX_QUOTES", DefaultMaxQuotes, "most quotes kept at once; beyond it new quotes are refused")
+		maxPerCall  = set.Int("max-quotes-per-caller", "MAX_QUOTES_PER_CALLER", DefaultMaxQuotesPerCaller, "most open quotes one caller (identity, else HTTP session) holds at once; beyond it that caller's new quotes are refused (-1: no bound)")
 		passThrough = set.Bool("pass-through-auth", "PASS_THROUGH_AUTH", "HTTP mode: forward the MCP request's Authorization header to the backend")
 		unverified  = set.Bool("allow-unverified-context", "ALLOW_UNVERIFIED_CONTEXT", "with bearer tokens verified, still let a request header or the environment fill a context value the token lacks")
 		trustHdrs   = set.Bool("trust-context-headers", "TRUST_CONTEXT_HEADERS", "HTTP mode: a gateway in front of this server sets the context headers (and strips callers' own); allows them on a non-loopback address")
@@ -140,7 +141,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr,
-		QuoteTTL: *quoteTTL, MaxQuotes: *maxQuotes, AllowUnverifiedContext: *unverified, MaxResponseBytes: *maxResponse,
+		QuoteTTL: *quoteTTL, MaxQuotes: *maxQuotes, MaxQuotesPerCaller: *maxPerCall, AllowUnverifiedContext: *unverified, MaxResponseBytes: *maxResponse,
 		Selection: choice.selection(set)}
 	if key := env("APPROVAL_KEY"); key != "" {
 		cfg.ApprovalKey = []byte(key)

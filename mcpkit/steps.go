@@ -506,7 +506,7 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 	if c.kit.cfg.QuoteTTL > 0 {
 		ttl = c.kit.cfg.QuoteTTL
 	}
-	q := &Quote{ID: newQuoteID(), Tool: t.Name, Args: c.args, Body: body, Identity: c.identity(), Created: now, Expires: now.Add(ttl)}
+	q := &Quote{ID: newQuoteID(), Tool: t.Name, Args: c.args, Body: body, Identity: c.identity(), Caller: c.caller(), Created: now, Expires: now.Add(ttl)}
 	if err := c.kit.quotes.Save(c.ctx, q); err != nil {
 		return nil, err
 	}
@@ -516,6 +516,10 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 
 // quoteNotSaved is the result of a quote tool whose quote was not stored.
 func (c *Call) quoteNotSaved(err error) *mcp.CallToolResult {
+	if errors.Is(err, ErrCallerQuotesFull) {
+		c.logger().Warn("quote refused: the caller holds as many open quotes as one caller may", "tool", c.tool.Name)
+		return errorResult(c.say("quote_caller_full", nil))
+	}
 	if errors.Is(err, ErrQuoteStoreFull) {
 		c.logger().Warn("quote refused: the quote store is full", "tool", c.tool.Name, "error", c.redact(err.Error()))
 		return errorResult(c.say("quote_store_full", nil))

@@ -36,6 +36,7 @@ var messageKinds = map[string]Kind{
 
 	"refused": BusinessRule, "conflict": BusinessRule, "precondition_failed": BusinessRule,
 	"quote_used": BusinessRule, "quote_expired": BusinessRule, "quote_reserved": BusinessRule,
+	"quote_caller_full": BusinessRule,
 
 	"not_permitted": Auth, "credentials_missing": Auth, "identity_unusable": Auth, "context_missing": Auth,
 	"claim_not_text": Auth, "scope_missing": Auth, "quote_other_caller": Auth, "quote_unidentified": Auth,
