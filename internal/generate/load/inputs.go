@@ -2,6 +2,8 @@ package load
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,7 +40,7 @@ func (s *Spec) Sources() (files []Source, ok bool) {
 // the ref root, not through a link that leads out, a regular file, and the
 // same bytes.
 func Unchanged(specPath, refRoot string, files []Source) bool {
-	f, err := newFetcher(specPath, refRoot, false)
+	f, err := newFetcher(specPath, refRoot, false, nil)
 	if err != nil {
 		return false
 	}
@@ -55,4 +57,39 @@ func Unchanged(specPath, refRoot string, files []Source) bool {
 		}
 	}
 	return true
+}
+
+// Inputs is the hash of what the spec was read from: the root's bytes and
+// those of every file its $refs read, each file named relative to the
+// root's folder (so that it is the same in every checkout), with how many
+// files that is, the root included. ok is false for a spec in one file
+// (its root's hash says it all) and when the files cannot be listed
+// (Sources).
+func (s *Spec) Inputs() (sum string, files int, ok bool) {
+	sources, ok := s.Sources()
+	if !ok {
+		return "", 0, false
+	}
+	abs, err := filepath.Abs(s.Path)
+	if err != nil {
+		return "", 0, false
+	}
+	dir := filepath.Dir(abs)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s\n", s.SHA256, filepath.Base(abs))
+	for _, src := range sources {
+		if src.Path == abs {
+			continue
+		}
+		rel, err := filepath.Rel(dir, src.Path)
+		if err != nil {
+			return "", 0, false
+		}
+		fmt.Fprintf(h, "%x %s\n", src.SHA256, filepath.ToSlash(rel))
+		files++
+	}
+	if files == 0 {
+		return "", 0, false
+	}
+	return hex.EncodeToString(h.Sum(nil)), files + 1, true
 }
