@@ -97,20 +97,14 @@ Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
 // there are. Problems finding the old spec are notes, not failures.
 func reportBreaking(o generator.Options, against string, cur *generator.Output, curUsable bool, stdout, stderr io.Writer) int {
 	note := func(format string, args ...any) { fmt.Fprintf(stderr, "tailor check: "+format+"\n", args...) }
-	old, problem := check.FindOld(o.OutDir, o.SpecPath, against)
+	old, problem := check.FindOld(o, cur, against)
 	if problem != "" {
 		note("%s", problem)
 	}
-	if old == nil || cur == nil {
+	if old == nil {
 		return 0 // nothing to compare, or generate reported what is wrong with the spec
 	}
-	oldOut, err := generator.Run(generator.Options{SpecPath: o.SpecPath, SpecData: old.Data, OverlayPath: o.OverlayPath,
-		AllowRemoteRefs: o.AllowRemoteRefs, RefRoot: o.RefRoot, SkipValidation: true})
-	if oldOut == nil {
-		note("cannot load %s: %v", old.Name, err)
-		return 0
-	}
-	changes, ops, err := check.Breaking(oldOut, cur, curUsable, old.Name)
+	changes, ops, err := check.Breaking(old.Out, cur, curUsable, old.Name)
 	if err != nil {
 		note("cannot compare %s with %s: %v", old.Name, o.SpecPath, err)
 		return 0
