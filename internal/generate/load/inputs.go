@@ -35,6 +35,15 @@ func (s *Spec) Sources() (files []Source, ok bool) {
 	return files, true
 }
 
+// Unread is the first file a $ref named that could not be read (the load
+// went on without it, with a warning), nil when every one was read.
+func (s *Spec) Unread() error {
+	f := s.locate.fetch
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failure
+}
+
 // Unchanged reports whether each of files reads as it did, read as a load
 // of the spec at specPath with refRoot (see Options) reads it: still below
 // the ref root, not through a link that leads out, a regular file, and the

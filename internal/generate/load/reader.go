@@ -36,6 +36,8 @@ type fetcher struct {
 	// failed and fetched say that a read failed, or that one was remote:
 	// then what the spec is made of cannot be listed as files (Sources).
 	failed, fetched bool
+	// failure is the first read that failed.
+	failure error
 	// files, when set, is read instead of the disk (files.go).
 	files *Files
 }
@@ -92,7 +94,9 @@ func (f *fetcher) read(location *url.URL) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {
-		f.failed = true
+		if !f.failed {
+			f.failed, f.failure = true, err
+		}
 		return nil, err
 	}
 	f.fetched = f.fetched || location.Scheme == "http" || location.Scheme == "https"

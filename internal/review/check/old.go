@@ -1,7 +1,9 @@
 package check
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,7 +98,7 @@ func findInGit(o generator.Options, h Recorded) (*Old, error) {
 		return nil, err
 	}
 	var tried []*commitTree
-	var unloadable error // the newest candidate that did not load
+	var failed error // why the newest candidate that failed did
 	for i, c := range commits {
 		if roots[i] == "" {
 			continue
@@ -119,8 +121,8 @@ func findInGit(o generator.Options, h Recorded) (*Old, error) {
 		name := o.SpecPath + " at " + short(c)
 		out, err := runAt(o, o.SpecPath, data, t)
 		if out == nil {
-			if unloadable == nil {
-				unloadable = fmt.Errorf("%s does not load: %v", name, err)
+			if failed == nil {
+				failed = fmt.Errorf("%s does not load: %v", name, err)
 			}
 			continue
 		}
@@ -130,14 +132,27 @@ func findInGit(o generator.Options, h Recorded) (*Old, error) {
 		if sum, _, ok := out.Spec.Inputs(); ok && sum == h.Inputs {
 			return &Old{Out: out, Name: name}, nil
 		}
+		if err := out.Spec.Unread(); err != nil && failed == nil {
+			failed = fmt.Errorf("%s cannot be read whole: %v", name, readError(err))
+		}
 	}
-	if unloadable != nil {
-		return nil, unloadable
+	if failed != nil {
+		return nil, failed
 	}
 	if h.Inputs != "" {
 		return nil, fmt.Errorf("no version of %s and the %d files its $refs read with sha256 %s.. in the last %d commits that changed %s", o.SpecPath, h.Files-1, h.Inputs[:12], gitHistory, r.show(pathspec))
 	}
 	return nil, fmt.Errorf("no version of %s with sha256 %s.. in the last %d commits that changed %s", o.SpecPath, h.SHA256[:12], gitHistory, r.show(pathspec))
+}
+
+// readError names the file of a failed read relative to the working
+// directory.
+func readError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", fromWorkDir(pe.Path), pe.Err)
+	}
+	return err
 }
 
 func seen(tried []*commitTree, t *commitTree) bool {
