@@ -100,9 +100,9 @@ Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
 // there are. Problems finding the old spec are notes, not failures.
 func reportBreaking(o generator.Options, against string, cur *generator.Output, curUsable bool, stdout, stderr io.Writer) int {
 	note := func(format string, args ...any) { fmt.Fprintf(stderr, "tailor check: "+format+"\n", args...) }
-	old, problem := check.FindOld(o, cur, against)
-	if problem != "" {
-		note("%s", problem)
+	old, notes := check.FindOld(o, cur, against)
+	for _, n := range notes {
+		note("%s", n)
 	}
 	if old == nil {
 		return 0 // nothing to compare, or generate reported what is wrong with the spec

@@ -284,6 +284,13 @@ func TestCheckSplitSpecOldVersionUnreadable(t *testing.T) {
 	contains(t, "stderr", stderr, "tailor check: cannot load "+linking+":openapi.yaml: ", "reads parameters.yaml, a link to ../outside.yaml, outside ., the folder $refs may read")
 	lacks(t, "output", stdout+stderr, "SECRET-OUTSIDE")
 
+	// A version missing a file is compared without it, saying so.
+	code, _, stderr = run(t, append(splitArgs, "--against", missing+":openapi.yaml")...)
+	if code != ExitOK {
+		t.Errorf("--against a version missing a file: exit %d\n%s", code, stderr)
+	}
+	contains(t, "stderr", stderr, "tailor check: "+missing+":openapi.yaml is compared without a file its $refs name: schemas/owner.yaml: file does not exist in commit "+missing+"\n")
+
 	// The root changes: the version with its hash is found, but a file it
 	// refers to was not committed.
 	edit(t, "openapi.yaml", "summary: Get a task", "summary: Get one task")
@@ -310,4 +317,30 @@ func mustGetwd(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return wd
+}
+
+// TestCheckSplitSpecWiderRefRoot: with --ref-root above the spec's folder,
+// a file beside that folder is part of the version too, and the search
+// looks at the commits that changed anything below the ref root.
+func TestCheckSplitSpecWiderRefRoot(t *testing.T) {
+	gitRun := splitRepo(t)
+	if err := os.MkdirAll("api", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join("api", "openapi.yaml"), strings.ReplaceAll(splitSpec["openapi.yaml"], `"./`, `"../`))
+	args := []string{"--spec", "api/openapi.yaml", "--out", "api/mcpserver", "--omit-version", "--ref-root", "."}
+	if code, _, stderr := run(t, append([]string{"generate", "-q"}, args...)...); code != ExitOK {
+		t.Fatalf("generate: exit %d\n%s", code, stderr)
+	}
+	gitRun("add", ".")
+	gitRun("commit", "-q", "-m", "generated")
+	generated := gitRun("rev-parse", "--short=12", "HEAD")
+	edit(t, "parameters.yaml", "required: false", "required: true")
+	gitRun("commit", "-q", "-am", "fields required")
+
+	code, stdout, stderr := run(t, append([]string{"check"}, args...)...)
+	if code != ExitChanged {
+		t.Errorf("exit %d, want %d\n%s", code, ExitChanged, stderr)
+	}
+	contains(t, "stdout", stdout, "breaking changes from api/openapi.yaml at "+generated+" to api/openapi.yaml", "`fields` became required (parameters.yaml:2:")
 }

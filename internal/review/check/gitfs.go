@@ -17,6 +17,7 @@ import (
 type repo struct {
 	top   string            // the work tree's top folder, absolute
 	blobs map[string][]byte // read so far, by object id
+	sums  map[string]string // their SHA256, by object id
 }
 
 // openRepo opens the repository around dir. Its top folder is named as
@@ -37,7 +38,7 @@ func openRepo(dir string) (*repo, error) {
 			top = filepath.Dir(top)
 		}
 	}
-	return &repo{top: top, blobs: map[string][]byte{}}, nil
+	return &repo{top: top, blobs: map[string][]byte{}, sums: map[string]string{}}, nil
 }
 
 // name is path's name in the repository (relative to its top folder).
@@ -113,6 +114,19 @@ func (r *repo) blob(oid string) ([]byte, error) {
 	return b, nil
 }
 
+// sum is SHA256 of the blob oid.
+func (r *repo) sum(oid string) (string, error) {
+	if s, ok := r.sums[oid]; ok {
+		return s, nil
+	}
+	b, err := r.blob(oid)
+	if err != nil {
+		return "", err
+	}
+	r.sums[oid] = SHA256(b)
+	return r.sums[oid], nil
+}
+
 // entry is a file, link, folder or submodule of a commit's tree.
 type entry struct {
 	mode string // git's: 100644, 100755, 120000, 040000, 160000
@@ -120,48 +134,63 @@ type entry struct {
 	size int64
 }
 
-// commitTree is a commit's files below a folder of the repository, as an
-// fs.ReadLinkFS whose names are relative to the top folder: what the
-// loader reads a spec's $refs from (load.Files). It remembers what it was
-// asked about, so that commits where those are the same are known to hold
-// the same version of the spec (sameAs).
+// commitTree is a commit's files as an fs.ReadLinkFS whose names are
+// relative to the repository's top folder: what the loader reads a spec's
+// $refs from (load.Files). Folders are listed when first needed, so that
+// a large repository costs no more than the folders the spec is in. It
+// remembers what it was asked about, so that commits where those are the
+// same are known to hold the same version of the spec (sameAs).
 type commitTree struct {
 	r       *repo
 	commit  string
 	entries map[string]entry
+	listed  map[string]bool // folders listed
 	asked   map[string]bool
 }
 
-// tree lists commit's files below under ("" for all), relative to the top
-// folder.
-func (r *repo) tree(commit, under string) (*commitTree, error) {
-	args := []string{"ls-tree", "-r", "-t", "-l", "-z", "--full-tree", commit}
-	if under != "" {
-		args = append(args, "--", under)
+func (r *repo) tree(commit string) *commitTree {
+	return &commitTree{r: r, commit: commit, entries: map[string]entry{}, listed: map[string]bool{}, asked: map[string]bool{}}
+}
+
+// entry is name in the commit; ok is false when there is none.
+func (t *commitTree) entry(name string) (e entry, ok bool, err error) {
+	if !fs.ValidPath(name) || name == "." {
+		return entry{}, false, nil
 	}
-	out, err := r.run(args...)
-	if err != nil {
-		return nil, err
-	}
-	t := &commitTree{r: r, commit: commit, entries: map[string]entry{}, asked: map[string]bool{}}
-	for _, rec := range strings.Split(string(out), "\x00") {
-		// <mode> SP <type> SP <object> SP+ <size> TAB <path>
-		meta, name, ok := strings.Cut(rec, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 4 {
-			continue
+	dir := path.Dir(name)
+	if !t.listed[dir] {
+		t.listed[dir] = true
+		// <mode> SP <type> SP <object> SP+ <size> TAB <name>, the folder's
+		// entries only (a size is "-" for a folder).
+		args := []string{"ls-tree", "-l", "-z", "--full-tree", t.commit}
+		if dir != "." {
+			args = append(args, "--", dir+"/")
 		}
-		size, _ := strconv.ParseInt(f[3], 10, 64) // "-" for a folder
-		t.entries[name] = entry{mode: f[0], oid: f[2], size: size}
+		out, err := t.r.run(args...)
+		if err != nil {
+			return entry{}, false, err
+		}
+		for _, rec := range strings.Split(string(out), "\x00") {
+			meta, n, ok := strings.Cut(rec, "\t")
+			f := strings.Fields(meta)
+			if !ok || len(f) != 4 {
+				continue
+			}
+			size, _ := strconv.ParseInt(f[3], 10, 64)
+			t.entries[n] = entry{mode: f[0], oid: f[2], size: size}
+		}
 	}
-	return t, nil
+	e, ok = t.entries[name]
+	return e, ok, nil
 }
 
 // sameAs reports whether every file o was asked about is the same in t:
 // a load of the spec reads the same bytes from both.
 func (t *commitTree) sameAs(o *commitTree) bool {
 	for name := range o.asked {
-		if t.entries[name] != o.entries[name] {
+		a, aok, err1 := t.entry(name)
+		b, bok, err2 := o.entry(name)
+		if err1 != nil || err2 != nil || a != b || aok != bok {
 			return false
 		}
 	}
@@ -170,8 +199,11 @@ func (t *commitTree) sameAs(o *commitTree) bool {
 
 func (t *commitTree) lookup(op, name string) (entry, error) {
 	t.asked[name] = true
-	e, ok := t.entries[name]
-	if !ok || !fs.ValidPath(name) {
+	e, ok, err := t.entry(name)
+	if err != nil {
+		return entry{}, &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	if !ok {
 		return entry{}, &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%w in commit %s", fs.ErrNotExist, short(t.commit))}
 	}
 	return e, nil
