@@ -69,23 +69,28 @@ func Unchanged(specPath, refRoot string, files []Source) bool {
 }
 
 // Inputs is the hash of what the spec was read from: the root's bytes and
-// those of every file its $refs read, each file named relative to the
-// root's folder (so that it is the same in every checkout), with how many
-// files that is, the root included. ok is false for a spec in one file
-// (its root's hash says it all) and when the files cannot be listed
-// (Sources).
+// those of every file its $refs read (InputsSum), with how many files that
+// is, the root included. ok is false for a spec in one file (its root's
+// hash says it all) and when the files cannot be listed (Sources).
 func (s *Spec) Inputs() (sum string, files int, ok bool) {
 	sources, ok := s.Sources()
 	if !ok {
 		return "", 0, false
 	}
-	abs, err := filepath.Abs(s.Path)
+	return InputsSum(s.Path, s.SHA256, sources)
+}
+
+// InputsSum is Inputs for the spec at specPath whose root's bytes have the
+// hex SHA-256 rootSHA256 and whose $refs read sources: each file is named
+// relative to the root's folder, so that the hash is the same in every
+// checkout.
+func InputsSum(specPath, rootSHA256 string, sources []Source) (sum string, files int, ok bool) {
+	abs, err := filepath.Abs(specPath)
 	if err != nil {
 		return "", 0, false
 	}
 	dir := filepath.Dir(abs)
-	h := sha256.New()
-	fmt.Fprintf(h, "%s %s\n", s.SHA256, filepath.Base(abs))
+	lines := []string{}
 	for _, src := range sources {
 		if src.Path == abs {
 			continue
@@ -94,11 +99,16 @@ func (s *Spec) Inputs() (sum string, files int, ok bool) {
 		if err != nil {
 			return "", 0, false
 		}
-		fmt.Fprintf(h, "%x %s\n", src.SHA256, filepath.ToSlash(rel))
-		files++
+		lines = append(lines, fmt.Sprintf("%x %s\n", src.SHA256, filepath.ToSlash(rel)))
 	}
-	if files == 0 {
+	if len(lines) == 0 {
 		return "", 0, false
 	}
-	return hex.EncodeToString(h.Sum(nil)), files + 1, true
+	slices.SortFunc(lines, func(a, b string) int { return strings.Compare(a[2*sha256.Size+1:], b[2*sha256.Size+1:]) })
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s\n", rootSHA256, filepath.Base(abs))
+	for _, l := range lines {
+		h.Write([]byte(l))
+	}
+	return hex.EncodeToString(h.Sum(nil)), len(lines) + 1, true
 }

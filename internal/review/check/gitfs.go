@@ -2,6 +2,8 @@ package check
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os/exec"
@@ -10,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tailormcp/tailor/internal/generate/load"
 )
 
 // repo is the git repository around a spec, read with git's plumbing
@@ -207,6 +211,46 @@ func (t *commitTree) lookup(op, name string) (entry, error) {
 		return entry{}, &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%w in commit %s", fs.ErrNotExist, short(t.commit))}
 	}
 	return e, nil
+}
+
+// inputs is, for each of commits, load.InputsSum of the spec at spec
+// (absolute) whose root has the hash rootSHA256 and whose $refs read the
+// files of sources (paths in the work tree) as they are in that commit;
+// "" where one of them is not there. Each file is looked up in every
+// commit at once.
+func (r *repo) inputs(commits []string, spec, rootSHA256 string, sources []load.Source) ([]string, error) {
+	here := make([][]load.Source, len(commits))
+	for _, src := range sources {
+		name, ok := r.name(src.Path)
+		if !ok {
+			return make([]string, len(commits)), nil
+		}
+		oids, err := r.objects(commits, name)
+		if err != nil {
+			return nil, err
+		}
+		for i, oid := range oids {
+			if oid == "" {
+				continue // not there: this commit's list falls short
+			}
+			var sum [sha256.Size]byte
+			s, err := r.sum(oid)
+			if err != nil {
+				continue
+			}
+			if _, err := hex.Decode(sum[:], []byte(s)); err != nil {
+				continue
+			}
+			here[i] = append(here[i], load.Source{Path: src.Path, SHA256: sum})
+		}
+	}
+	sums := make([]string, len(commits))
+	for i, files := range here {
+		if len(files) == len(sources) {
+			sums[i], _, _ = load.InputsSum(spec, rootSHA256, files)
+		}
+	}
+	return sums, nil
 }
 
 func (t *commitTree) Lstat(name string) (fs.FileInfo, error) {

@@ -55,7 +55,7 @@ func FindOld(o generator.Options, cur *generator.Output, against string) (*Old, 
 		}
 		return nil, nil
 	}
-	old, err := findInGit(o, h)
+	old, err := findInGit(o, h, cur)
 	if err != nil {
 		return nil, notes(fmt.Sprintf("the spec changed since %s was generated, but its earlier version was not found (%v); pass --against to list breaking changes", o.OutDir, err))
 	}
@@ -91,8 +91,11 @@ func notes(all ...string) []string {
 // may read (where every file of a version is): the newest whose root has
 // h's hash and, when h records the hash of every file, whose files have
 // it too. Commits that hold the same files as one tried already are
-// skipped, so each version is run once.
-func findInGit(o generator.Options, h Recorded) (*Old, error) {
+// skipped, so each version is run once; and first, as a spec seldom
+// changes which files it is made of, the commits are looked at for the
+// files the current spec (cur) reads, whose hash can tell the version
+// without running any other.
+func findInGit(o generator.Options, h Recorded, cur *generator.Output) (*Old, error) {
 	spec, err := filepath.Abs(o.SpecPath)
 	if err != nil {
 		return nil, err
@@ -119,25 +122,52 @@ func findInGit(o generator.Options, h Recorded) (*Old, error) {
 	if err != nil {
 		return nil, err
 	}
-	var tried []*commitTree
-	var failed error // why the newest candidate that failed did
+	// The commits whose root has the header's hash, newest first.
+	type candidate struct{ commit, root string }
+	var candidates []candidate
 	for i, c := range commits {
 		if roots[i] == "" {
 			continue
 		}
-		if sum, err := r.sum(roots[i]); err != nil || sum != h.SHA256 {
-			continue
+		if sum, err := r.sum(roots[i]); err == nil && sum == h.SHA256 {
+			candidates = append(candidates, candidate{c, roots[i]})
 		}
-		data, err := r.blob(roots[i])
+	}
+	if sources, ok := cur.Spec.Sources(); ok && h.Inputs != "" {
+		commits := make([]string, len(candidates))
+		for i, c := range candidates {
+			commits[i] = c.commit
+		}
+		sums, err := r.inputs(commits, spec, h.SHA256, sources)
 		if err != nil {
 			return nil, err
 		}
-		t := r.tree(c)
+		for i, c := range candidates {
+			if sums[i] != h.Inputs {
+				continue
+			}
+			if data, err := r.blob(c.root); err == nil {
+				out, _ := runAt(o, o.SpecPath, data, r.tree(c.commit))
+				if sum, _, ok := outInputs(out); ok && sum == h.Inputs {
+					return &Old{Out: out, Name: o.SpecPath + " at " + short(c.commit)}, nil
+				}
+			}
+			break // not as it looked: the search below tells
+		}
+	}
+	var tried []*commitTree
+	var failed error // why the newest candidate that failed did
+	for _, c := range candidates {
+		data, err := r.blob(c.root)
+		if err != nil {
+			return nil, err
+		}
+		t := r.tree(c.commit)
 		if seen(tried, t) {
 			continue
 		}
 		tried = append(tried, t)
-		name := o.SpecPath + " at " + short(c)
+		name := o.SpecPath + " at " + short(c.commit)
 		out, err := runAt(o, o.SpecPath, data, t)
 		if out == nil {
 			if failed == nil {
@@ -148,7 +178,7 @@ func findInGit(o generator.Options, h Recorded) (*Old, error) {
 		if h.Inputs == "" {
 			return &Old{Out: out, Name: name}, nil
 		}
-		if sum, _, ok := out.Spec.Inputs(); ok && sum == h.Inputs {
+		if sum, _, ok := outInputs(out); ok && sum == h.Inputs {
 			return &Old{Out: out, Name: name}, nil
 		}
 		if err := out.Spec.Unread(); err != nil && failed == nil {
@@ -172,6 +202,13 @@ func readError(err error) error {
 		return fmt.Errorf("%s: %v", fromWorkDir(pe.Path), pe.Err)
 	}
 	return err
+}
+
+func outInputs(out *generator.Output) (string, int, bool) {
+	if out == nil {
+		return "", 0, false
+	}
+	return out.Spec.Inputs()
 }
 
 func seen(tried []*commitTree, t *commitTree) bool {
