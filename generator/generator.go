@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,12 @@ type Options struct {
 	// than from SpecPath (which still names it and resolves its $refs):
 	// tailor check loads an earlier version of the spec from git this way.
 	SpecData []byte
+	// SpecFiles, when set, is what the spec's local $refs read instead of
+	// the disk: a version of the folder SpecFilesDir (absolute), such as a
+	// commit's, read under the same confinement as the disk (RefRoot,
+	// links, regular files).
+	SpecFiles    fs.ReadLinkFS
+	SpecFilesDir string
 	// OutDir is where files go; used to work out the import path for --main.
 	OutDir          string
 	Package         string
@@ -134,6 +141,9 @@ func Run(opts Options) (*Output, error) {
 		}
 	}
 	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, RefRoot: opts.RefRoot, Strict: opts.Strict, SkipValidation: opts.SkipValidation, ValidateInBackground: true}
+	if opts.SpecFiles != nil {
+		lo.Files = &load.Files{FS: opts.SpecFiles, Dir: opts.SpecFilesDir}
+	}
 	if ov != nil {
 		lo.Actions, lo.ActionsFile = ov.Actions, opts.OverlayPath
 	}
@@ -187,6 +197,11 @@ func Run(opts Options) (*Output, error) {
 		out.unplaced = out.warnings[n:len(out.warnings):len(out.warnings)]
 	}
 	out.warnings = append(out.warnings, ws...)
+	if sum, n, ok := spec.Inputs(); ok {
+		// A spec split over files: the header records them all, for tailor
+		// check to find the version the output came from.
+		api.Source.SpecInputs, api.Source.SpecInputsSHA256 = n, sum
+	}
 	if ov != nil {
 		api.Source.OverlayPath = opts.OverlayPath
 		api.Source.OverlaySHA256 = ov.SHA256

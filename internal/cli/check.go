@@ -31,12 +31,15 @@ what is committed in --out:
     output was generated from and the current one are listed for the operations the curated
     tools call. They are reported, not failed on, unless --fail-on-breaking (exit 1).
 
-The spec the output was generated from is found by the hash in the generated header
-(// Source: openapi.yaml (sha256:...)): when it differs from the current spec's, check searches
-the spec file's git history (its last 200 commits) for the version with that hash. --against
-names it instead, as a file or as git's REV:PATH (e.g. origin/main:api/openapi.yaml), which also
-compares a branch with its base when the output is up to date. Only the spec's root file is taken
-from git; $refs to other files resolve to their current versions.
+The spec the output was generated from is found by the hashes in the generated header
+(// Source: openapi.yaml (sha256:...), and for a spec split over files // Source with $refs:
+N files (sha256:...), over the root and every file its $refs read): when they differ from the
+current spec's, check searches git history (the last 200 commits that changed a file below the
+folder $refs may read) for the version with those hashes. That version is the whole spec as it
+was in that commit: its $refs read the commit's files, confined as the current spec's are.
+--against names it instead, as a file (its $refs read beside it) or as git's REV:PATH (e.g.
+origin/main:api/openapi.yaml; its $refs read the files at REV), which also compares a branch with
+its base when the output is up to date.
 
 Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
 --fail-on-breaking); 2 wrong command line; 3 the committed output is stale.`,
@@ -97,20 +100,14 @@ Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
 // there are. Problems finding the old spec are notes, not failures.
 func reportBreaking(o generator.Options, against string, cur *generator.Output, curUsable bool, stdout, stderr io.Writer) int {
 	note := func(format string, args ...any) { fmt.Fprintf(stderr, "tailor check: "+format+"\n", args...) }
-	old, problem := check.FindOld(o.OutDir, o.SpecPath, against)
-	if problem != "" {
-		note("%s", problem)
+	old, notes := check.FindOld(o, cur, against)
+	for _, n := range notes {
+		note("%s", n)
 	}
-	if old == nil || cur == nil {
+	if old == nil {
 		return 0 // nothing to compare, or generate reported what is wrong with the spec
 	}
-	oldOut, err := generator.Run(generator.Options{SpecPath: o.SpecPath, SpecData: old.Data, OverlayPath: o.OverlayPath,
-		AllowRemoteRefs: o.AllowRemoteRefs, RefRoot: o.RefRoot, SkipValidation: true})
-	if oldOut == nil {
-		note("cannot load %s: %v", old.Name, err)
-		return 0
-	}
-	changes, ops, err := check.Breaking(oldOut, cur, curUsable, old.Name)
+	changes, ops, err := check.Breaking(old.Out, cur, curUsable, old.Name)
 	if err != nil {
 		note("cannot compare %s with %s: %v", old.Name, o.SpecPath, err)
 		return 0

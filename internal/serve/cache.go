@@ -130,7 +130,7 @@ type toolSetCache struct {
 // them.
 func openCache(opts generator.Options) *toolSetCache {
 	build := cache.Build()
-	if cache.Dir() == "" || build == "" || opts.SpecData != nil {
+	if cache.Dir() == "" || build == "" || opts.SpecData != nil || opts.SpecFiles != nil {
 		return nil
 	}
 	spec, err := os.ReadFile(opts.SpecPath)
@@ -171,7 +171,7 @@ func keys(build string, opts generator.Options, spec, overlay []byte) (slot, key
 	if err != nil {
 		return "", "", false
 	}
-	opts.SpecData = nil
+	opts.SpecData, opts.SpecFiles = nil, nil
 	options, err := json.Marshal(opts)
 	if err != nil {
 		return "", "", false

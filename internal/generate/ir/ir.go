@@ -64,6 +64,12 @@ type Source struct {
 	SpecSHA256    string
 	OverlayPath   string
 	OverlaySHA256 string
+
+	// SpecInputs counts the files a spec split over files was read from
+	// (the root and those its $refs read) and SpecInputsSHA256 hashes them
+	// all (load.Spec.Inputs); zero for a spec in one file.
+	SpecInputs       int
+	SpecInputsSHA256 string
 }
 
 // Tool is one MCP tool.

@@ -2,6 +2,8 @@ package load
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,12 +35,21 @@ func (s *Spec) Sources() (files []Source, ok bool) {
 	return files, true
 }
 
+// Unread is the first file a $ref named that could not be read (the load
+// went on without it, with a warning), nil when every one was read.
+func (s *Spec) Unread() error {
+	f := s.locate.fetch
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failure
+}
+
 // Unchanged reports whether each of files reads as it did, read as a load
 // of the spec at specPath with refRoot (see Options) reads it: still below
 // the ref root, not through a link that leads out, a regular file, and the
 // same bytes.
 func Unchanged(specPath, refRoot string, files []Source) bool {
-	f, err := newFetcher(specPath, refRoot, false)
+	f, err := newFetcher(specPath, refRoot, false, nil)
 	if err != nil {
 		return false
 	}
@@ -55,4 +66,49 @@ func Unchanged(specPath, refRoot string, files []Source) bool {
 		}
 	}
 	return true
+}
+
+// Inputs is the hash of what the spec was read from: the root's bytes and
+// those of every file its $refs read (InputsSum), with how many files that
+// is, the root included. ok is false for a spec in one file (its root's
+// hash says it all) and when the files cannot be listed (Sources).
+func (s *Spec) Inputs() (sum string, files int, ok bool) {
+	sources, ok := s.Sources()
+	if !ok {
+		return "", 0, false
+	}
+	return InputsSum(s.Path, s.SHA256, sources)
+}
+
+// InputsSum is Inputs for the spec at specPath whose root's bytes have the
+// hex SHA-256 rootSHA256 and whose $refs read sources: each file is named
+// relative to the root's folder, so that the hash is the same in every
+// checkout.
+func InputsSum(specPath, rootSHA256 string, sources []Source) (sum string, files int, ok bool) {
+	abs, err := filepath.Abs(specPath)
+	if err != nil {
+		return "", 0, false
+	}
+	dir := filepath.Dir(abs)
+	lines := []string{}
+	for _, src := range sources {
+		if src.Path == abs {
+			continue
+		}
+		rel, err := filepath.Rel(dir, src.Path)
+		if err != nil {
+			return "", 0, false
+		}
+		lines = append(lines, fmt.Sprintf("%x %s\n", src.SHA256, filepath.ToSlash(rel)))
+	}
+	if len(lines) == 0 {
+		return "", 0, false
+	}
+	slices.SortFunc(lines, func(a, b string) int { return strings.Compare(a[2*sha256.Size+1:], b[2*sha256.Size+1:]) })
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s\n", rootSHA256, filepath.Base(abs))
+	for _, l := range lines {
+		h.Write([]byte(l))
+	}
+	return hex.EncodeToString(h.Sum(nil)), len(lines) + 1, true
 }

@@ -55,6 +55,9 @@ type Options struct {
 	// path, where positions in what the actions added point.
 	Actions     []*overlay.Action
 	ActionsFile string
+	// Files, when set, is the version of the files local $refs read
+	// instead of the disk's, under the same confinement (files.go).
+	Files *Files
 }
 
 // Spec is a loaded description.
@@ -151,7 +154,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		return nil, diag.At(diag.Pos{File: path}, "%v", err)
 	}
 	location := &url.URL{Path: filepath.ToSlash(abs)}
-	fetch, err := newFetcher(path, opts.RefRoot, opts.AllowRemoteRefs)
+	fetch, err := newFetcher(path, opts.RefRoot, opts.AllowRemoteRefs, opts.Files)
 	if err != nil {
 		return nil, diag.At(diag.Pos{File: path}, "%v", err)
 	}

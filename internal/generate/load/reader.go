@@ -36,6 +36,10 @@ type fetcher struct {
 	// failed and fetched say that a read failed, or that one was remote:
 	// then what the spec is made of cannot be listed as files (Sources).
 	failed, fetched bool
+	// failure is the first read that failed.
+	failure error
+	// files, when set, is read instead of the disk (files.go).
+	files *Files
 }
 
 // Limits of what a $ref may read. Variables so that tests can lower them.
@@ -46,8 +50,9 @@ var (
 )
 
 // newFetcher confines the $refs of the spec at specPath to refRoot, or to
-// the spec's own folder when refRoot is "".
-func newFetcher(specPath, refRoot string, allowRemote bool) (*fetcher, error) {
+// the spec's own folder when refRoot is "". With files, local $refs read
+// them instead of the disk (whose folders then need not exist).
+func newFetcher(specPath, refRoot string, allowRemote bool, files *Files) (*fetcher, error) {
 	if refRoot == "" {
 		refRoot = filepath.Dir(specPath)
 	}
@@ -55,11 +60,13 @@ func newFetcher(specPath, refRoot string, allowRemote bool) (*fetcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	real, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return nil, fmt.Errorf("--ref-root %s: %w", refRoot, unwrapPathError(err))
+	real := root
+	if files == nil {
+		if real, err = filepath.EvalSymlinks(root); err != nil {
+			return nil, fmt.Errorf("--ref-root %s: %w", refRoot, unwrapPathError(err))
+		}
 	}
-	f := &fetcher{root: root, real: real, shown: root}
+	f := &fetcher{root: root, real: real, shown: root, files: files}
 	if allowRemote {
 		f.remote = &http.Client{
 			Timeout: remoteTimeout,
@@ -87,7 +94,9 @@ func (f *fetcher) read(location *url.URL) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {
-		f.failed = true
+		if !f.failed {
+			f.failed, f.failure = true, err
+		}
 		return nil, err
 	}
 	f.fetched = f.fetched || location.Scheme == "http" || location.Scheme == "https"
@@ -175,6 +184,9 @@ func (f *fetcher) local(path string) ([]byte, error) {
 	path = filepath.Clean(filepath.FromSlash(path))
 	if !within(f.root, path) {
 		return nil, &OutsideRootError{Path: path, Root: f.shown}
+	}
+	if f.files != nil {
+		return f.localIn(path)
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {

@@ -55,7 +55,7 @@ func FuzzRepair(f *testing.F) {
 		if err != nil {
 			return
 		}
-		fetch, err := newFetcher(path, "", false)
+		fetch, err := newFetcher(path, "", false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,6 +24,8 @@ type view struct {
 	ToolVersion   string
 	SpecPath      string
 	SpecSHA256    string
+	SpecInputs    int
+	InputsSHA256  string
 	OverlayPath   string
 	OverlaySHA256 string
 	// API is the server's mcpkit.API; Schemes its schemes with the name of
@@ -80,6 +82,7 @@ func newView(api *ir.API, opts Options, schema func(string) string) *view {
 	v := &view{
 		Package: opts.Package, ImportPath: opts.ImportPath, SamePackage: opts.Package == "main",
 		ToolVersion: opts.ToolVersion, SpecPath: lower.OneLine(api.Source.SpecPath), SpecSHA256: api.Source.SpecSHA256,
+		SpecInputs: api.Source.SpecInputs, InputsSHA256: api.Source.SpecInputsSHA256,
 		OverlayPath: lower.OneLine(api.Source.OverlayPath), OverlaySHA256: api.Source.OverlaySHA256,
 		API: srv.API, Messages: stringMap(srv.API.Messages),
 	}

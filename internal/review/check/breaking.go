@@ -2,6 +2,7 @@ package check
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -18,10 +19,22 @@ type Change struct {
 	Path      string `json:"path"`
 	Operation string `json:"operation_id,omitempty"`
 	Text      string `json:"text"`
+	// Where is the change's place, file:line:col, when the spec was loaded
+	// with positions (a spec split over files is): in the current spec,
+	// or in the old one when WhereOld (what was removed).
+	Where    string `json:"where,omitempty"`
+	WhereOld bool   `json:"where_old,omitempty"`
 }
 
 func (c Change) String() string {
-	return c.Level + ": " + c.Method + " " + c.Path + ": " + c.Text + " [" + c.ID + "]"
+	where := ""
+	switch {
+	case c.Where != "" && c.WhereOld:
+		where = " (" + c.Where + ", in the old version)"
+	case c.Where != "":
+		where = " (" + c.Where + ")"
+	}
+	return c.Level + ": " + c.Method + " " + c.Path + ": " + c.Text + where + " [" + c.ID + "]"
 }
 
 // oasdiffChanges compares two specs with oasdiff's backward-compatibility
@@ -46,7 +59,13 @@ func oasdiffChanges(oldDoc, newDoc *openapi3.T, oldName, newName string, ops map
 		if c.GetLevel() == checker.ERR {
 			level = "error"
 		}
-		out = append(out, Change{ID: c.GetId(), Level: level, Method: method, Path: path, Operation: c.GetOperationId(), Text: c.GetUncolorizedText(l)})
+		ch := Change{ID: c.GetId(), Level: level, Method: method, Path: path, Operation: c.GetOperationId(), Text: c.GetUncolorizedText(l)}
+		if src := c.GetRevisionSource(); src != nil && src.File != "" && src.Line > 0 {
+			ch.Where = place(src)
+		} else if src := c.GetBaseSource(); src != nil && src.File != "" && src.Line > 0 {
+			ch.Where, ch.WhereOld = place(src), true
+		}
+		out = append(out, ch)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Path != out[j].Path {
@@ -55,6 +74,16 @@ func oasdiffChanges(oldDoc, newDoc *openapi3.T, oldName, newName string, ops map
 		return out[i].Method < out[j].Method
 	})
 	return out, nil
+}
+
+// place is src (one with a line) as file:line:col, the file relative to
+// the working directory.
+func place(src *checker.Source) string {
+	s := fromWorkDir(src.File) + ":" + strconv.Itoa(src.Line)
+	if src.Column > 0 {
+		s += ":" + strconv.Itoa(src.Column)
+	}
+	return s
 }
 
 func version(doc *openapi3.T) string {
