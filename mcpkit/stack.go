@@ -45,11 +45,12 @@ func onWarmStack(f func()) {
 }
 
 func work(jobs chan func()) {
+	var sink byte // keeps growStack's frame from being optimized away
 	for f := range jobs {
 		// The collector halves an idle goroutine's stack: grown again
 		// here, where the stack is two frames deep, it costs next to
 		// nothing.
-		stackSink = growStack(int(stackSink))
+		sink = growStack(int(sink))
 		f()
 		select {
 		case idleWorkers <- jobs:
@@ -58,9 +59,6 @@ func work(jobs chan func()) {
 		}
 	}
 }
-
-// stackSink keeps growStack's frame from being optimized away.
-var stackSink byte
 
 // growStack needs a frame of nearly callStack bytes, which makes the
 // runtime grow the calling goroutine's stack in one step (it sizes a new

@@ -9,6 +9,7 @@ import (
 // once each get a worker, and a panic reaches the caller as it was.
 func TestOnWarmStack(t *testing.T) {
 	var wg sync.WaitGroup
+	want := recurse(200)
 	results := make([]int, 200)
 	for i := range results {
 		wg.Add(1)
@@ -19,8 +20,8 @@ func TestOnWarmStack(t *testing.T) {
 	}
 	wg.Wait()
 	for i, r := range results {
-		if r != 200+i {
-			t.Fatalf("call %d: got %d, want %d", i, r, 200+i)
+		if r != want+i {
+			t.Fatalf("call %d: got %d, want %d", i, r, want+i)
 		}
 	}
 	defer func() {
