@@ -40,6 +40,7 @@ fuzz:
 	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzStdioFilter$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzDecodeMessage$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzFitsSurely$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/review/report -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/review/scenario -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)

@@ -31,7 +31,7 @@ func (c *Call) failure(r *Request, resp response) *mcp.CallToolResult {
 		return res
 	}
 	f := M{
-		"status": fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status)),
+		"status": statusLine(resp.status),
 		"code":   resp.status,
 		"detail": strings.TrimRight(backendMessage(resp.body), ". "),
 	}

@@ -49,7 +49,7 @@ func (c *Call) unknownOutcome(st Step, r *Request, resp response) string {
 			f["reason"] = strings.TrimSpace(textOf(res))
 			return c.say("step_unknown_rule", f)
 		}
-		f["status"] = fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status))
+		f["status"] = statusLine(resp.status)
 		f["detail"] = strings.TrimRight(backendMessage(resp.body), ". ")
 		return c.say("step_unknown_status", f)
 	}

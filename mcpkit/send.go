@@ -254,18 +254,17 @@ func (c *Call) success(r *Request, resp response) *mcp.CallToolResult {
 	if bad != nil {
 		return errorResult(c.say(bad.id, bad.f))
 	}
-	status := fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status))
 	if t.Quote != nil && (!isJSON || v == nil) {
 		// A quote tool that succeeds must hold a quote: an empty answer
 		// is not one.
-		return errorResult(c.say("quote_not_made", M{"status": status, "problem": "its answer is empty"}))
+		return errorResult(c.say("quote_not_made", M{"status": statusLine(resp.status), "problem": "its answer is empty"}))
 	}
 	if isJSON {
 		return c.shapeJSON(resp.status, resp.body, v)
 	}
 	body := resp.body
 	if len(bytes.TrimSpace(body)) == 0 {
-		return textResult(c.say("done_no_content", M{"status": status}))
+		return textResult(c.say("done_no_content", M{"status": statusLine(resp.status)}))
 	}
 	ctype := resp.header.Get("Content-Type")
 	if strings.HasPrefix(strings.ToLower(ctype), "image/") && len(body) <= maxImageBytes {
@@ -279,8 +278,14 @@ func (c *Call) success(r *Request, resp response) *mcp.CallToolResult {
 		}
 		return textResult(truncate(string(body), limit) + "\n\n" + c.say("result_cut", M{"limit": limit, "size": len(body)}))
 	}
-	return textResult(c.say("binary_content", M{"status": status, "size": len(body), "content_type": ctype,
+	return textResult(c.say("binary_content", M{"status": statusLine(resp.status), "size": len(body), "content_type": ctype,
 		"base64": truncate(base64.StdEncoding.EncodeToString(body[:min(len(body), 3072)]), 4096)}))
+}
+
+// statusLine is an HTTP status as the messages show it: "HTTP 404 Not
+// Found". Made where a message needs it: a successful call shows none.
+func statusLine(code int) string {
+	return fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
 }
 
 // badAnswer is a 2xx answer that cannot be used: the message to say (by
@@ -296,7 +301,6 @@ type badAnswer struct {
 // that cannot be read is never passed off as a success. isJSON is false
 // for an empty body and for content that is not JSON.
 func (c *Call) readBody(r *Request, resp response, expectJSON bool) (v any, isJSON bool, bad *badAnswer) {
-	status := fmt.Sprintf("HTTP %d %s", resp.status, http.StatusText(resp.status))
 	write := !r.readOnly
 	if resp.tooLarge {
 		id := "response_too_large"
@@ -304,7 +308,7 @@ func (c *Call) readBody(r *Request, resp response, expectJSON bool) (v any, isJS
 			id = "response_too_large_write"
 		}
 		limit := byteSize(c.kit.cfg.MaxResponseBytes)
-		return nil, false, &badAnswer{id, M{"status": status, "limit": limit, "problem": "it is larger than this server's limit of " + limit + ", so it was not read"}}
+		return nil, false, &badAnswer{id, M{"status": statusLine(resp.status), "limit": limit, "problem": "it is larger than this server's limit of " + limit + ", so it was not read"}}
 	}
 	body := resp.body
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -325,7 +329,7 @@ func (c *Call) readBody(r *Request, resp response, expectJSON bool) (v any, isJS
 	case ctype != "":
 		problem = fmt.Sprintf("it sent %s where the API's description promises JSON", ctype)
 	}
-	f := M{"status": status, "content_type": ctype, "problem": problem, "excerpt": excerpt(body)}
+	f := M{"status": statusLine(resp.status), "content_type": ctype, "problem": problem, "excerpt": excerpt(body)}
 	id := "response_invalid"
 	switch {
 	case c.tool.Quote != nil && c.step == "":

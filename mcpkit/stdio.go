@@ -347,7 +347,7 @@ func (f *frameFilter) check(frame []byte) (msgs []jsonrpc.Message, ok bool) {
 		return nil, false
 	}
 	if frame[0] != '[' {
-		msg, err := jsonrpc.DecodeMessage(frame)
+		msg, err := decodeMessage(frame)
 		if err != nil {
 			f.refuse(topLevelID(frame), jsonrpc.CodeInvalidRequest, "frame_invalid", M{"problem": err.Error()})
 			return nil, false
@@ -375,7 +375,7 @@ func (f *frameFilter) check(frame []byte) (msgs []jsonrpc.Message, ok bool) {
 	}
 	ids := map[jsonrpc.ID]bool{}
 	for _, m := range batch {
-		msg, err := jsonrpc.DecodeMessage(m)
+		msg, err := decodeMessage(m)
 		if err != nil {
 			f.refuse(topLevelID(m), jsonrpc.CodeInvalidRequest, "frame_invalid", M{"problem": err.Error()})
 			return nil, false

@@ -156,7 +156,7 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 	if k.tel != nil {
 		recorded = k.redact(t.Name)
 	}
-	e.handler = func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	handle := func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		ctx, running := k.ops.calls.begin(ctx, t.Name, start)
 		defer k.ops.calls.end(running) // after the audit record below
@@ -204,6 +204,10 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 			return bad, nil
 		}
 		return h(c), nil
+	}
+	e.handler = func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		onWarmStack(func() { res, err = handle(ctx, req) })
+		return res, err
 	}
 	s.AddTool(def, e.handler)
 	// go-sdk keeps def: it lists the generated schemas from now on.
