@@ -1,7 +1,19 @@
 package render
 
-// HoldLiterals switches literals.hold on or off for the equivalence test.
-func HoldLiterals(on bool) { holdOff = !on }
+import (
+	"bytes"
+	"go/format"
+
+	"github.com/tailormcp/tailor/internal/generate/ir"
+)
+
+// FormatAll switches formatting of every part on or off (parts.go) and
+// returns the previous setting.
+func FormatAll(on bool) bool {
+	prev := formatAll
+	formatAll = on
+	return prev
+}
 
 // PartBytes sets how much source a part of a file holds (parts.go) and
 // returns the previous setting.
@@ -9,4 +21,28 @@ func PartBytes(n int) int {
 	prev := partBytes
 	partBytes = n
 	return prev
+}
+
+// RenderWhole renders each file the plain way: its template run on the
+// whole view at once, and the file formatted whole with go/format. It is
+// what Render's parts must add up to.
+func RenderWhole(api *ir.API, opts Options) ([]File, error) {
+	v := newView(api, opts)
+	outputs, err := v.outputs(opts)
+	if err != nil {
+		return nil, err
+	}
+	var files []File
+	for _, o := range outputs {
+		var buf bytes.Buffer
+		if err := tmpl.ExecuteTemplate(&buf, o.tmpl, v); err != nil {
+			return nil, err
+		}
+		src, err := format.Source(buf.Bytes())
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, File{Path: o.path, Content: src})
+	}
+	return files, nil
 }

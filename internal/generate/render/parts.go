@@ -6,38 +6,51 @@ import (
 	"go/format"
 )
 
-// A large server's tools.go and schemas.go are printed and formatted in
-// parts, on every core: go/format of stripe's tools.go alone took 50 ms.
-// A file is its template run on the view with the first share of its
-// items (the header, package clause and imports come with it), then the
-// item template on each further share, as a file of its own with just a
-// package clause. Each part is formatted alone and the package clause of
-// the further parts cut, and the parts joined are what formatting the
-// whole file gives: each item is top-level declarations with a doc
-// comment, a blank line before it, and go/printer prints a top-level
-// declaration after a doc comment the same whether a declaration or the
-// package clause comes before it. The render tests compare both ways on
-// every golden case and on the real-world corpus.
+// A large server's tools.go and schemas.go are printed in parts, on every
+// core, and most of them are not formatted at all: go/format of stripe's
+// files took 80 ms of CPU, more than printing them. Their items (a tool's
+// declarations, a schema's constant) are printed as gofmt prints them
+// (govalue.go, and templates written in gofmt's form), so a part whose
+// items are all canonical is used as printed. What is formatted:
+//
+//   - a file without items (server.go, main.go), and the first part of the
+//     others: the file's template on the view with the first item only (the
+//     header, package clause and imports come with it);
+//   - a part with an item whose layout gofmt would decide otherwise
+//     (toolView.Canonical, schemaConst.Canonical: a comment gofmt's doc
+//     comment printer would rewrite, a field too long to align): the item
+//     template on each of its items, as a file of its own with just a
+//     package clause, formatted alone and the package clause cut.
+//
+// The parts joined are what formatting the whole file gives: each item is
+// top-level declarations with a doc comment, a blank line before it, and
+// go/printer prints a top-level declaration after a doc comment the same
+// whether a declaration or the package clause comes before it. The render
+// tests compare the ways on every golden case and on the real-world
+// corpus, and check that formatting a part printed as canonical changes
+// nothing.
 
-// partBytes is about how much source a part holds; a file smaller than
-// this is one part, as before.
+// partBytes is about how much source a part holds.
 var partBytes = 64 << 10
+
+// formatAll formats every part, canonical or not (the tests compare).
+var formatAll = false
 
 // output is one generated file.
 type output struct {
 	path, tmpl string
 	// item names the template of one item, items how many the file has;
 	// size estimates an item's bytes, elem is the item's value for its
-	// template, and share the view with the first n items, for the first
-	// part. A file without items is one part.
-	item  string
-	items int
-	size  func(i int) int
-	elem  func(i int) any
-	share func(n int) any
-	// held are the literals its source holds back (literals.go).
-	held  *literals
-	parts []*part
+	// template, canonical whether it prints in gofmt's form, and share the
+	// view with the first n items, for the first part. A file without
+	// items is one part.
+	item      string
+	items     int
+	size      func(i int) int
+	elem      func(i int) any
+	canonical func(i int) bool
+	share     func(n int) any
+	parts     []*part
 }
 
 // part is items [lo, hi) of a file, with the file's head when first.
@@ -45,38 +58,50 @@ type part struct {
 	o      *output
 	lo, hi int
 	first  bool
-	// src is the source as printed; out is src formatted, or err.
-	src, out []byte
-	err      error
+	// out is the part's source as it goes into the file, or err.
+	out []byte
+	err error
 }
 
-// split cuts the file's items into parts of about partBytes each.
+// split cuts the file's items into parts: the first item with the file's
+// head, then parts of about partBytes each.
 func (o *output) split() {
 	if o.items == 0 {
 		o.parts = []*part{{o: o, first: true}}
 		return
 	}
-	lo, size := 0, 0
-	for i := range o.items {
+	o.parts = []*part{{o: o, hi: 1, first: true}}
+	lo, size := 1, 0
+	for i := 1; i < o.items; i++ {
 		size += o.size(i)
 		if size >= partBytes || i == o.items-1 {
-			o.parts = append(o.parts, &part{o: o, lo: lo, hi: i + 1, first: lo == 0})
+			o.parts = append(o.parts, &part{o: o, lo: lo, hi: i + 1})
 			lo, size = i+1, 0
 		}
 	}
 }
 
-// render prints and formats one part.
+// render prints one part, and formats it unless it is canonical.
 func (p *part) render(v *view, pkg string) {
 	var buf bytes.Buffer
 	o := p.o
+	canonical := !formatAll
 	switch {
 	case o.items == 0:
 		p.err = tmpl.ExecuteTemplate(&buf, o.tmpl, v)
+		canonical = false
 	case p.first:
 		p.err = tmpl.ExecuteTemplate(&buf, o.tmpl, o.share(p.hi))
+		canonical = false
 	default:
-		buf.WriteString(partHead(pkg))
+		size := 0
+		for i := p.lo; i < p.hi; i++ {
+			size += o.size(i)
+			canonical = canonical && o.canonical(i)
+		}
+		head := partHead(pkg)
+		buf.Grow(len(head) + size)
+		buf.WriteString(head)
 		for i := p.lo; i < p.hi && p.err == nil; i++ {
 			p.err = tmpl.ExecuteTemplate(&buf, o.item, o.elem(i))
 		}
@@ -85,10 +110,14 @@ func (p *part) render(v *view, pkg string) {
 		p.err = fmt.Errorf("rendering %s: %w", o.path, p.err)
 		return
 	}
-	p.src = buf.Bytes()
-	out, err := format.Source(p.src)
+	src := buf.Bytes()
+	if canonical {
+		p.out = src[len(partHead(pkg)):]
+		return
+	}
+	out, err := format.Source(src)
 	if err != nil {
-		p.err = fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", o.path, err, excerpt(o.held.restore(p.src), err))
+		p.err = fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", o.path, err, excerpt(src, err))
 		return
 	}
 	if !p.first {
@@ -106,7 +135,7 @@ func (p *part) render(v *view, pkg string) {
 // once formatted.
 func partHead(pkg string) string { return "package " + pkg + "\n" }
 
-// join puts the formatted parts together and the held literals back.
+// join puts the parts together.
 func (o *output) join() ([]byte, error) {
 	n := 0
 	for _, p := range o.parts {
@@ -119,7 +148,7 @@ func (o *output) join() ([]byte, error) {
 	for _, p := range o.parts {
 		src = append(src, p.out...)
 	}
-	return o.held.restore(src), nil
+	return src, nil
 }
 
 // size estimates the bytes of a tool's declarations: its definition, and

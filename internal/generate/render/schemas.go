@@ -20,8 +20,11 @@ type schemaConst struct {
 	Name string
 	// Tool and Kind ("inputSchema", "outputSchema") say whose it is.
 	Tool, Kind string
-	// Literal is the constant's value as Go (or a placeholder for it).
+	// Literal is the constant's value as Go.
 	Literal string
+	// Canonical says the constant prints in gofmt's form (parts.go): the
+	// tool's name in its comment is kept by gofmt's doc comment printer.
+	Canonical bool
 }
 
 // indented is a schema's JSON indented with tabs, one member or element

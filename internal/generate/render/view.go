@@ -57,6 +57,10 @@ type toolView struct {
 	// ConfirmCalls are a confirm tool's calls on its quote, with what
 	// each does.
 	ConfirmCalls []confirmCallView
+	// Canonical says the tool's declarations print in gofmt's form
+	// (parts.go): its literal does, and gofmt's doc comment printer keeps
+	// the text its comments quote.
+	Canonical bool
 }
 
 // confirmCallView is one call of a confirm tool's handler.
@@ -75,7 +79,7 @@ type requestView struct {
 	Statements []string
 }
 
-func newView(api *ir.API, opts Options, schema func(string) string) *view {
+func newView(api *ir.API, opts Options) *view {
 	srv := lower.Of(api)
 	v := &view{
 		Package: opts.Package, ImportPath: opts.ImportPath, SamePackage: opts.Package == "main",
@@ -106,10 +110,7 @@ func newView(api *ir.API, opts Options, schema func(string) string) *view {
 	schemas := make([][]schemaConst, len(v.Tools))
 	parallel.For(len(v.Tools), func(i int) { schemas[i] = v.Tools[i].print() })
 	for _, scs := range schemas {
-		for _, sc := range scs {
-			sc.Literal = schema(sc.Literal)
-			v.Schemas = append(v.Schemas, sc)
-		}
+		v.Schemas = append(v.Schemas, scs...)
 	}
 	return v
 }
@@ -137,7 +138,8 @@ func (tv *toolView) print() []schemaConst {
 		}
 		name := tv.Handler + sc.field
 		names[sc.field] = name
-		consts = append(consts, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, Literal: rawLiteral(indented(sc.text))})
+		consts = append(consts, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, Literal: rawLiteral(indented(sc.text)),
+			Canonical: docSafe(t.Def.Name)})
 	}
 	p := goValue{custom: func(path string, f reflect.Value) (string, bool) {
 		switch {
@@ -151,7 +153,20 @@ func (tv *toolView) print() []schemaConst {
 		return "", false
 	}}
 	tv.Literal = p.print(t.Def)
+	tv.Canonical = p.canonical && docSafe(tv.commented()...)
 	return consts
+}
+
+// commented are the texts of the spec and overlay that tools.go.tmpl puts
+// in the tool's comments.
+func (tv *toolView) commented() []string {
+	texts := []string{tv.Def.Confirms}
+	for _, r := range append([]*requestView{tv.Request}, tv.Steps...) {
+		if r != nil {
+			texts = append(texts, r.Name, r.Method, r.Path, r.OperationID)
+		}
+	}
+	return texts
 }
 
 // confirmComment says what a confirm tool's call on its quote does.
