@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"go/format"
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
@@ -23,9 +22,9 @@ func PartBytes(n int) int {
 	return prev
 }
 
-// RenderWhole renders each file the plain way: its template run on the
-// whole view at once, and the file formatted whole with go/format. It is
-// what Render's parts must add up to.
+// RenderWhole renders each file the plain way: its head and all its items
+// printed at once, and the file formatted whole with go/format. It is what
+// Render's parts must add up to.
 func RenderWhole(api *ir.API, opts Options) ([]File, error) {
 	v := newView(api, opts)
 	outputs, err := v.outputs(opts)
@@ -34,15 +33,20 @@ func RenderWhole(api *ir.API, opts Options) ([]File, error) {
 	}
 	var files []File
 	for _, o := range outputs {
-		var buf bytes.Buffer
-		if err := tmpl.ExecuteTemplate(&buf, o.tmpl, v); err != nil {
+		var src source
+		if err := tmpl.ExecuteTemplate(&src, o.tmpl, v); err != nil {
 			return nil, err
 		}
-		src, err := format.Source(buf.Bytes())
+		for i := range o.items {
+			if err := o.print(&src, i); err != nil {
+				return nil, err
+			}
+		}
+		out, err := format.Source(src)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, File{Path: o.path, Content: src})
+		files = append(files, File{Path: o.path, Content: out})
 	}
 	return files, nil
 }

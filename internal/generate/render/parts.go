@@ -4,31 +4,31 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"slices"
 )
 
 // A large server's tools.go and schemas.go are printed in parts, on every
 // core, and most of them are not formatted at all: go/format of stripe's
-// files took 80 ms of CPU, more than printing them. Their items (a tool's
-// declarations, a schema's constant) are printed as gofmt prints them
-// (govalue.go, and templates written in gofmt's form), so a part whose
-// items are all canonical is used as printed. What is formatted:
+// files took 80 ms of CPU, more than printing them. Such a file is its
+// head (its template: header, package clause, imports), then its items (a
+// tool's declarations by the "tool" template, a schema's constant by
+// schemaConst.print), each printed as gofmt prints it (govalue.go, and
+// item printers written in gofmt's form). What is formatted:
 //
-//   - a file without items (server.go, main.go), and the first part of the
-//     others: the file's template on the view with the first item only (the
-//     header, package clause and imports come with it);
+//   - a file without items (server.go, main.go), and a file's head;
 //   - a part with an item whose layout gofmt would decide otherwise
 //     (toolView.Canonical, schemaConst.Canonical: a comment gofmt's doc
-//     comment printer would rewrite, a field too long to align): the item
-//     template on each of its items, as a file of its own with just a
-//     package clause, formatted alone and the package clause cut.
+//     comment printer may rewrite, a field too long to align): its items
+//     as a file of its own with just a package clause, formatted alone
+//     and the package clause cut.
 //
 // The parts joined are what formatting the whole file gives: each item is
 // top-level declarations with a doc comment, a blank line before it, and
 // go/printer prints a top-level declaration after a doc comment the same
 // whether a declaration or the package clause comes before it. The render
 // tests compare the ways on every golden case and on the real-world
-// corpus, and check that formatting a part printed as canonical changes
-// nothing.
+// corpus (TestRenderingWaysAgree); TestCorpus checks every corpus spec's
+// files are gofmt-clean.
 
 // partBytes is about how much source a part holds.
 var partBytes = 64 << 10
@@ -39,40 +39,40 @@ var formatAll = false
 // output is one generated file.
 type output struct {
 	path, tmpl string
-	// item names the template of one item, items how many the file has;
-	// size estimates an item's bytes, elem is the item's value for its
-	// template, canonical whether it prints in gofmt's form, and share the
-	// view with the first n items, for the first part. A file without
-	// items is one part.
-	item      string
+	// items is how many items follow the head; size estimates an item's
+	// bytes, canonical says whether it prints in gofmt's form, and print
+	// appends it to a part's source.
 	items     int
 	size      func(i int) int
-	elem      func(i int) any
 	canonical func(i int) bool
-	share     func(n int) any
+	print     func(src *source, i int) error
 	parts     []*part
 }
 
-// part is items [lo, hi) of a file, with the file's head when first.
+// part is the file's head, or items [lo, hi) of a file.
 type part struct {
 	o      *output
 	lo, hi int
-	first  bool
+	head   bool
 	// out is the part's source as it goes into the file, or err.
 	out []byte
 	err error
 }
 
-// split cuts the file's items into parts: the first item with the file's
-// head, then parts of about partBytes each.
+// source is a part's source as it is printed: templates write to it, item
+// printers append to it.
+type source []byte
+
+func (s *source) Write(p []byte) (int, error) {
+	*s = append(*s, p...)
+	return len(p), nil
+}
+
+// split cuts the file into its head and parts of about partBytes of items.
 func (o *output) split() {
-	if o.items == 0 {
-		o.parts = []*part{{o: o, first: true}}
-		return
-	}
-	o.parts = []*part{{o: o, hi: 1, first: true}}
-	lo, size := 1, 0
-	for i := 1; i < o.items; i++ {
+	o.parts = []*part{{o: o, head: true}}
+	lo, size := 0, 0
+	for i := range o.items {
 		size += o.size(i)
 		if size >= partBytes || i == o.items-1 {
 			o.parts = append(o.parts, &part{o: o, lo: lo, hi: i + 1})
@@ -83,36 +83,31 @@ func (o *output) split() {
 
 // render prints one part, and formats it unless it is canonical.
 func (p *part) render(v *view, pkg string) {
-	var buf bytes.Buffer
 	o := p.o
-	canonical := !formatAll
-	switch {
-	case o.items == 0:
-		p.err = tmpl.ExecuteTemplate(&buf, o.tmpl, v)
-		canonical = false
-	case p.first:
-		p.err = tmpl.ExecuteTemplate(&buf, o.tmpl, o.share(p.hi))
-		canonical = false
-	default:
+	var src source
+	canonical := !p.head && !formatAll
+	if p.head {
+		p.err = tmpl.ExecuteTemplate(&src, o.tmpl, v)
+	} else {
 		size := 0
 		for i := p.lo; i < p.hi; i++ {
 			size += o.size(i)
 			canonical = canonical && o.canonical(i)
 		}
-		head := partHead(pkg)
-		buf.Grow(len(head) + size)
-		buf.WriteString(head)
+		src = slices.Grow(src, len(partHead(pkg))+size)
+		if !canonical {
+			src = append(src, partHead(pkg)...)
+		}
 		for i := p.lo; i < p.hi && p.err == nil; i++ {
-			p.err = tmpl.ExecuteTemplate(&buf, o.item, o.elem(i))
+			p.err = o.print(&src, i)
 		}
 	}
 	if p.err != nil {
 		p.err = fmt.Errorf("rendering %s: %w", o.path, p.err)
 		return
 	}
-	src := buf.Bytes()
 	if canonical {
-		p.out = src[len(partHead(pkg)):]
+		p.out = src
 		return
 	}
 	out, err := format.Source(src)
@@ -120,7 +115,7 @@ func (p *part) render(v *view, pkg string) {
 		p.err = fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", o.path, err, excerpt(src, err))
 		return
 	}
-	if !p.first {
+	if !p.head {
 		head := partHead(pkg)
 		if !bytes.HasPrefix(out, []byte(head)) {
 			p.err = fmt.Errorf("generated %s: a part formats without its package clause first (a tailor bug)", o.path)
@@ -131,8 +126,8 @@ func (p *part) render(v *view, pkg string) {
 	p.out = out
 }
 
-// partHead is what a part after the first starts with, and is cut from it
-// once formatted.
+// partHead is what a formatted part of items starts with, and is cut from
+// it once formatted.
 func partHead(pkg string) string { return "package " + pkg + "\n" }
 
 // join puts the parts together.

@@ -68,16 +68,14 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 func (v *view) outputs(opts Options) ([]*output, error) {
 	outputs := []*output{
 		{path: "server.go", tmpl: "server.go.tmpl"},
-		{path: "tools.go", tmpl: "tools.go.tmpl", item: "tool", items: len(v.Tools),
+		{path: "tools.go", tmpl: "tools.go.tmpl", items: len(v.Tools),
 			size:      func(i int) int { return v.Tools[i].size() },
-			elem:      func(i int) any { return v.Tools[i] },
 			canonical: func(i int) bool { return v.Tools[i].Canonical },
-			share:     func(n int) any { c := *v; c.Tools = v.Tools[:n]; return &c }},
-		{path: "schemas.go", tmpl: "schemas.go.tmpl", item: "schema", items: len(v.Schemas),
-			size:      func(i int) int { return 128 + len(v.Schemas[i].Literal) },
-			elem:      func(i int) any { return v.Schemas[i] },
+			print:     func(src *source, i int) error { return tmpl.ExecuteTemplate(src, "tool", v.Tools[i]) }},
+		{path: "schemas.go", tmpl: "schemas.go.tmpl", items: len(v.Schemas),
+			size:      func(i int) int { return v.Schemas[i].size() },
 			canonical: func(i int) bool { return v.Schemas[i].Canonical },
-			share:     func(n int) any { c := *v; c.Schemas = v.Schemas[:n]; return &c }},
+			print:     func(src *source, i int) error { *src = v.Schemas[i].print(*src); return nil }},
 	}
 	if opts.Main {
 		if opts.Package == "main" {

@@ -138,7 +138,7 @@ func (tv *toolView) print() []schemaConst {
 		}
 		name := tv.Handler + sc.field
 		names[sc.field] = name
-		consts = append(consts, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, Literal: rawLiteral(indented(sc.text)),
+		consts = append(consts, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, JSON: sc.text,
 			Canonical: docSafe(t.Def.Name)})
 	}
 	p := goValue{custom: func(path string, f reflect.Value) (string, bool) {
