@@ -1,6 +1,34 @@
 package render
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
+
+// docCommentsSafe reports whether gofmt keeps every doc comment of printed
+// items as it is: each line that starts a comment at the left margin is a
+// comment of one line, and docSafe. The tools' declarations are checked
+// as printed, so whatever the template quotes in a comment is covered;
+// their literals are of one line each, so a line starting with // is a
+// comment.
+func docCommentsSafe(src []byte) bool {
+	for i := 0; i < len(src); {
+		if !bytes.HasPrefix(src[i:], []byte("//")) {
+			next := bytes.Index(src[i:], []byte("\n//"))
+			if next < 0 {
+				return true
+			}
+			i += next + 1
+		}
+		line, rest, _ := bytes.Cut(src[i:], []byte("\n"))
+		text, ok := bytes.CutPrefix(line, []byte("// "))
+		if !ok || !docSafe(string(text)) || bytes.HasPrefix(rest, []byte("//")) {
+			return false
+		}
+		i += len(line)
+	}
+	return true
+}
 
 // docSafe reports whether gofmt prints a doc comment quoting texts as it
 // is. go/printer parses a doc comment with go/doc/comment and prints it

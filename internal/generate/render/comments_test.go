@@ -41,3 +41,26 @@ func TestDocSafeTextsAreKept(t *testing.T) {
 		t.Errorf("%d texts safe and %d rewritten: the test no longer covers both", safe, rewritten)
 	}
 }
+
+// TestDocCommentsSafe: every comment at the left margin is checked, and
+// one of several lines is refused (go/doc/comment reads lists, headings
+// and code blocks across lines).
+func TestDocCommentsSafe(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		safe bool
+	}{
+		{"", true},
+		{"\nvar a = 1\n", true},
+		{"// a is GET /x.\nvar a = 1\n", true},
+		{"\n// a is GET /x.\nvar a = 1\n\n// b is GET /y.\nfunc b() {\n\t// ''inside'' a body: no doc comment\n}\n", true},
+		{"\n// a is GET /x.\nvar a = 1\n\n// b is ''y''.\nfunc b() {}\n", false},
+		{"// a is ``x``.\nvar a = 1\n", false},
+		{"\n// a is GET /x,\n// 1. then y.\nvar a = 1\n", false},
+		{"\n//a is GET /x.\nvar a = 1\n", false},
+	} {
+		if got := docCommentsSafe([]byte(c.src)); got != c.safe {
+			t.Errorf("docCommentsSafe(%q) = %v", c.src, got)
+		}
+	}
+}

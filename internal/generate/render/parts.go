@@ -17,10 +17,11 @@ import (
 //
 //   - a file without items (server.go, main.go), and a file's head;
 //   - a part with an item whose layout gofmt would decide otherwise
-//     (toolView.Canonical, schemaConst.Canonical: a comment gofmt's doc
-//     comment printer may rewrite, a field too long to align): its items
-//     as a file of its own with just a package clause, formatted alone
-//     and the package clause cut.
+//     (toolView.Canonical, schemaConst.Canonical, and for tools.go its doc
+//     comments as printed, docCommentsSafe: a comment gofmt's doc comment
+//     printer may rewrite, a field too long to align): its items as a file
+//     of its own with just a package clause, formatted alone and the
+//     package clause cut.
 //
 // The parts joined are what formatting the whole file gives: each item is
 // top-level declarations with a doc comment, a blank line before it, and
@@ -41,12 +42,14 @@ type output struct {
 	path, tmpl string
 	// items is how many items follow the head; size estimates an item's
 	// bytes, canonical says whether it prints in gofmt's form, and print
-	// appends it to a part's source.
-	items     int
-	size      func(i int) int
-	canonical func(i int) bool
-	print     func(src *source, i int) error
-	parts     []*part
+	// appends it to a part's source. checkComments has the doc comments of
+	// what print wrote checked too.
+	items         int
+	size          func(i int) int
+	canonical     func(i int) bool
+	print         func(src *source, i int) error
+	checkComments bool
+	parts         []*part
 }
 
 // part is the file's head, or items [lo, hi) of a file.
@@ -105,6 +108,10 @@ func (p *part) render(v *view, pkg string) {
 	if p.err != nil {
 		p.err = fmt.Errorf("rendering %s: %w", o.path, p.err)
 		return
+	}
+	if canonical && o.checkComments && !docCommentsSafe(src) {
+		canonical = false
+		src = append(source(partHead(pkg)), src...)
 	}
 	if canonical {
 		p.out = src

@@ -1,5 +1,5 @@
 // Package render is the last stage of the pipeline: it turns the IR into Go
-// source files, one template per file, formatted with go/format.
+// source files, one template per file, in gofmt's form (parts.go).
 package render
 
 import (
@@ -68,7 +68,7 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 func (v *view) outputs(opts Options) ([]*output, error) {
 	outputs := []*output{
 		{path: "server.go", tmpl: "server.go.tmpl"},
-		{path: "tools.go", tmpl: "tools.go.tmpl", items: len(v.Tools),
+		{path: "tools.go", tmpl: "tools.go.tmpl", items: len(v.Tools), checkComments: true,
 			size:      func(i int) int { return v.Tools[i].size() },
 			canonical: func(i int) bool { return v.Tools[i].Canonical },
 			print:     func(src *source, i int) error { return tmpl.ExecuteTemplate(src, "tool", v.Tools[i]) }},

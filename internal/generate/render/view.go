@@ -57,9 +57,8 @@ type toolView struct {
 	// ConfirmCalls are a confirm tool's calls on its quote, with what
 	// each does.
 	ConfirmCalls []confirmCallView
-	// Canonical says the tool's declarations print in gofmt's form
-	// (parts.go): its literal does, and gofmt's doc comment printer keeps
-	// the text its comments quote.
+	// Canonical says the tool's literal prints in gofmt's form (parts.go
+	// checks its comments as printed).
 	Canonical bool
 }
 
@@ -153,20 +152,8 @@ func (tv *toolView) print() []schemaConst {
 		return "", false
 	}}
 	tv.Literal = p.print(t.Def)
-	tv.Canonical = p.canonical && docSafe(tv.commented()...)
+	tv.Canonical = p.canonical
 	return consts
-}
-
-// commented are the texts of the spec and overlay that tools.go.tmpl puts
-// in the tool's comments.
-func (tv *toolView) commented() []string {
-	texts := []string{tv.Def.Confirms}
-	for _, r := range append([]*requestView{tv.Request}, tv.Steps...) {
-		if r != nil {
-			texts = append(texts, r.Name, r.Method, r.Path, r.OperationID)
-		}
-	}
-	return texts
 }
 
 // confirmComment says what a confirm tool's call on its quote does.
