@@ -1,5 +1,5 @@
 // Package render is the last stage of the pipeline: it turns the IR into Go
-// source files, one template per file, formatted with go/format.
+// source files, one template per file, in gofmt's form (parts.go).
 package render
 
 import (
@@ -39,33 +39,14 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 	if !ValidPackage(opts.Package) {
 		return nil, fmt.Errorf("package name %q is not a valid Go identifier", opts.Package)
 	}
-	// The tools' schemas are held back from go/format (literals.go).
-	schemas := &literals{}
-	v := newView(api, opts, schemas.hold)
-	outputs := []*output{
-		{path: "server.go", tmpl: "server.go.tmpl"},
-		{path: "tools.go", tmpl: "tools.go.tmpl", item: "tool", items: len(v.Tools),
-			size:  func(i int) int { return v.Tools[i].size() },
-			elem:  func(i int) any { return v.Tools[i] },
-			share: func(n int) any { c := *v; c.Tools = v.Tools[:n]; return &c }},
-		{path: "schemas.go", tmpl: "schemas.go.tmpl", item: "schema", items: len(v.Schemas), held: schemas,
-			size:  func(i int) int { return 128 + len(v.Schemas[i].Literal) },
-			elem:  func(i int) any { return v.Schemas[i] },
-			share: func(n int) any { c := *v; c.Schemas = v.Schemas[:n]; return &c }},
+	v := newView(api, opts)
+	outputs, err := v.outputs(opts)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Main {
-		if opts.Package == "main" {
-			outputs = append(outputs, &output{path: "main.go", tmpl: "main.go.tmpl"})
-		} else {
-			if opts.ImportPath == "" {
-				return nil, fmt.Errorf("--main needs the generated package's import path (run inside a Go module, or pass --import-path)")
-			}
-			outputs = append(outputs, &output{path: "cmd/" + v.API.Name + "/main.go", tmpl: "main.go.tmpl"})
-		}
-	}
-	// Every part of every file is printed and formatted on its own, on
-	// every core; each lands at its index, so the files do not depend on
-	// which finished first.
+	// Every part of every file is printed (and formatted where it must
+	// be, parts.go) on its own, on every core; each lands at its index,
+	// so the files do not depend on which finished first.
 	var parts []*part
 	for _, o := range outputs {
 		o.split()
@@ -81,6 +62,32 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 		files = append(files, File{Path: o.path, Content: src})
 	}
 	return files, nil
+}
+
+// outputs are the files of the view, each with its template and items.
+func (v *view) outputs(opts Options) ([]*output, error) {
+	outputs := []*output{
+		{path: "server.go", tmpl: "server.go.tmpl"},
+		{path: "tools.go", tmpl: "tools.go.tmpl", items: len(v.Tools), checkComments: true,
+			size:      func(i int) int { return v.Tools[i].size() },
+			canonical: func(i int) bool { return v.Tools[i].Canonical },
+			print:     func(src *source, i int) error { return tmpl.ExecuteTemplate(src, "tool", v.Tools[i]) }},
+		{path: "schemas.go", tmpl: "schemas.go.tmpl", items: len(v.Schemas),
+			size:      func(i int) int { return v.Schemas[i].size() },
+			canonical: func(i int) bool { return v.Schemas[i].Canonical },
+			print:     func(src *source, i int) error { *src = v.Schemas[i].print(*src); return nil }},
+	}
+	if opts.Main {
+		if opts.Package == "main" {
+			outputs = append(outputs, &output{path: "main.go", tmpl: "main.go.tmpl"})
+		} else {
+			if opts.ImportPath == "" {
+				return nil, fmt.Errorf("--main needs the generated package's import path (run inside a Go module, or pass --import-path)")
+			}
+			outputs = append(outputs, &output{path: "cmd/" + v.API.Name + "/main.go", tmpl: "main.go.tmpl"})
+		}
+	}
+	return outputs, nil
 }
 
 // goString renders s as a Go string literal: a raw string when that is

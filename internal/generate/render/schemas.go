@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -20,74 +19,137 @@ type schemaConst struct {
 	Name string
 	// Tool and Kind ("inputSchema", "outputSchema") say whose it is.
 	Tool, Kind string
-	// Literal is the constant's value as Go (or a placeholder for it).
-	Literal string
+	// JSON is the schema as the generator wrote it (compact).
+	JSON string
+	// Canonical says the constant prints in gofmt's form (parts.go): the
+	// tool's name in its comment is kept by gofmt's doc comment printer.
+	Canonical bool
 }
 
-// indented is a schema's JSON indented with tabs, one member or element
-// per line: json.Indent(schema, "", "\t") for the compact JSON the
-// generator writes, in one pass without encoding/json's scanner, which
-// took 45 ms over kubernetes' 8 MB of schemas (TestIndentedIsJSONIndent
-// compares the two on the corpus's JSON; the goldens' schemas.go too).
-// Anything but compact JSON goes to json.Indent.
-func indented(schema string) string {
-	var b strings.Builder
-	b.Grow(len(schema) + len(schema)/4)
+// print appends the constant's declaration, as schemas.go holds it. The
+// literal is written straight into the part's source: through
+// text/template, each was copied twice more (fmt's buffer, then the
+// part's).
+func (sc *schemaConst) print(b []byte) []byte {
+	b = append(b, "\n// "...)
+	b = append(b, sc.Name...)
+	b = append(b, " is the "...)
+	b = append(b, sc.Kind...)
+	b = append(b, " of "...)
+	b = append(b, sc.Tool...)
+	b = append(b, ".\nconst "...)
+	b = append(b, sc.Name...)
+	b = append(b, " = "...)
+	b = appendSchemaLiteral(b, sc.JSON)
+	return append(b, '\n')
+}
+
+// size estimates the bytes print appends: indentation makes the schemas
+// of the corpus 1.2 to 1.8 times as long.
+func (sc *schemaConst) size() int { return 64 + 2*len(sc.Name) + len(sc.Tool) + len(sc.JSON)*3/2 }
+
+// appendSchemaLiteral appends a schema's constant as Go: its JSON indented
+// with tabs, one member or element per line, as json.Indent(schema, "",
+// "\t") writes it, printed as appendRawLiteral prints that text. It does
+// both in one pass over the compact JSON the generator writes: apart, they
+// took stripe 30 ms and kubernetes 60 ms of CPU (encoding/json's scanner
+// in json.Indent alone took kubernetes 45 ms). TestSchemaLiteral compares
+// it with the two apart on the corpus's JSON. Anything but compact JSON
+// goes to json.Indent and appendRawLiteral.
+func appendSchemaLiteral(b []byte, schema string) []byte {
+	start := len(b)
+	notCompact := func() []byte { return appendRawLiteral(b[:start], jsonIndent(schema)) }
+	w := rawWriter{b: b}
 	newline := func(depth int) {
-		b.WriteByte('\n')
-		for range depth {
-			b.WriteByte('\t')
+		w.b = append(w.b, '\n')
+		for ; depth > len(tabs); depth -= len(tabs) {
+			w.b = append(w.b, tabs...)
 		}
+		w.b = append(w.b, tabs[:depth]...)
 	}
 	depth, inString := 0, false
-	for i := 0; i < len(schema); i++ {
+	for i := 0; i < len(schema); {
 		c := schema[i]
 		if inString {
-			b.WriteByte(c)
+			j := i
+			for j < len(schema) && plainInString[schema[j]] {
+				j++
+			}
+			if j > i {
+				w.safe(schema[i:j])
+				i = j
+				continue
+			}
 			switch c {
-			case '\\':
-				if i+1 < len(schema) {
-					i++
-					b.WriteByte(schema[i])
-				}
 			case '"':
+				w.safe(`"`)
 				inString = false
+				i++
+			case '\\':
+				w.safe(`\`)
+				i++
+				if i < len(schema) {
+					i += w.char(schema, i) // escaped: whatever it is, it stays in the string
+				}
+			default:
+				i += w.char(schema, i)
 			}
 			continue
 		}
 		switch c {
 		case '"':
 			inString = true
-			b.WriteByte(c)
+			w.safe(`"`)
 		case '{', '[':
-			b.WriteByte(c)
 			if i+1 < len(schema) && (schema[i+1] == '}' || schema[i+1] == ']') {
-				i++
-				b.WriteByte(schema[i]) // empty: {} and [] stay as they are
+				w.safe(schema[i : i+2]) // empty: {} and [] stay as they are
+				i += 2
 				continue
 			}
+			w.begin()
+			w.b = append(w.b, c)
 			depth++
 			newline(depth)
 		case '}', ']':
 			depth--
+			if depth < 0 {
+				return notCompact()
+			}
+			w.begin()
 			newline(depth)
-			b.WriteByte(c)
+			w.b = append(w.b, c)
 		case ',':
-			b.WriteByte(c)
+			w.begin()
+			w.b = append(w.b, c)
 			newline(depth)
 		case ':':
-			b.WriteString(": ")
+			w.safe(": ")
 		case ' ', '\t', '\n', '\r':
-			return jsonIndent(schema) // not compact
+			return notCompact()
 		default:
-			b.WriteByte(c)
+			i += w.char(schema, i)
+			continue
 		}
+		i++
 	}
 	if depth != 0 || inString {
-		return jsonIndent(schema)
+		return notCompact()
 	}
-	return b.String()
+	return w.end()
 }
+
+// tabs is indentation written at once.
+const tabs = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+
+// plainInString are the bytes of a JSON string that go into a raw string
+// as they are and do not end the string: printable ASCII but the backquote,
+// the quote and the backslash.
+var plainInString = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '`' && c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func jsonIndent(schema string) string {
 	var buf bytes.Buffer
@@ -97,37 +159,89 @@ func jsonIndent(schema string) string {
 	return buf.String()
 }
 
-// rawLiteral is s as Go: raw strings, joined with + to the quoted
-// characters a raw string cannot hold (a backquote, a carriage return or
-// another control character but tab and newline, a byte order mark, bytes
-// that are not UTF-8). The compiler joins them; the text reads as it is.
-func rawLiteral(s string) string {
-	if safe := strings.IndexFunc(s, func(r rune) bool { return !rawSafe(r, utf8.RuneLen(r)) }); safe < 0 && utf8.ValidString(s) {
-		return "`" + s + "`" // the common case
-	}
-	var parts []string
-	start := 0
+// appendRawLiteral appends s as Go: raw strings, joined with + to the
+// quoted characters a raw string cannot hold (a backquote, a carriage
+// return or another control character but tab and newline, a byte order
+// mark, bytes that are not UTF-8). The compiler joins them; the text reads
+// as it is.
+func appendRawLiteral(b []byte, s string) []byte {
+	w := rawWriter{b: b}
 	for i := 0; i < len(s); {
-		if b := s[i]; b >= 0x20 && b < 0x7f && b != '`' || b == '\n' || b == '\t' {
-			i++ // the common case: printable ASCII
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if rawSafe(r, size) {
-			i += size
-			continue
-		}
-		if start < i {
-			parts = append(parts, "`"+s[start:i]+"`")
-		}
-		parts = append(parts, strconv.Quote(s[i:i+size]))
-		i += size
-		start = i
+		i += w.char(s, i)
 	}
-	if start < len(s) || len(parts) == 0 {
-		parts = append(parts, "`"+s[start:]+"`")
+	return w.end()
+}
+
+// rawWriter appends a text as appendRawLiteral prints it, as it comes: raw
+// strings, and the characters they cannot hold quoted, joined with +.
+type rawWriter struct {
+	b []byte
+	// open says a raw string is started and not yet closed; parts counts
+	// the raw strings and quoted characters written.
+	open  bool
+	parts int
+}
+
+// begin makes sure a raw string is open, for what comes next.
+func (w *rawWriter) begin() {
+	if !w.open {
+		if w.parts > 0 {
+			w.b = append(w.b, " + "...)
+		}
+		w.b = append(w.b, '`')
+		w.open = true
+		w.parts++
 	}
-	return strings.Join(parts, " + ")
+}
+
+// safe writes text a raw string holds.
+func (w *rawWriter) safe(s string) {
+	w.begin()
+	w.b = append(w.b, s...)
+}
+
+// char writes the character at s[i], raw or quoted, and returns its size.
+func (w *rawWriter) char(s string, i int) int {
+	if c := s[i]; c < utf8.RuneSelf {
+		if c >= 0x20 && c < 0x7f && c != '`' || c == '\n' || c == '\t' {
+			w.begin()
+			w.b = append(w.b, c)
+		} else {
+			w.quoted(s[i : i+1])
+		}
+		return 1
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if rawSafe(r, size) {
+		w.safe(s[i : i+size])
+	} else {
+		w.quoted(s[i : i+size])
+	}
+	return size
+}
+
+// quoted writes a character a raw string cannot hold, as a Go string.
+func (w *rawWriter) quoted(s string) {
+	if w.open {
+		w.b = append(w.b, '`')
+		w.open = false
+	}
+	if w.parts > 0 {
+		w.b = append(w.b, " + "...)
+	}
+	w.b = strconv.AppendQuote(w.b, s)
+	w.parts++
+}
+
+// end closes the literal and returns what was appended to: two
+// backquotes for an empty text.
+func (w *rawWriter) end() []byte {
+	if w.open {
+		return append(w.b, '`')
+	} else if w.parts == 0 {
+		return append(w.b, "``"...)
+	}
+	return w.b
 }
 
 func rawSafe(r rune, size int) bool {

@@ -16,7 +16,8 @@ import (
 // schemaTexts are compact JSON texts as the generator writes them: every
 // JSON file of the corpus re-encoded, and a few that take the edges.
 func schemaTexts(t *testing.T) []string {
-	texts := []string{`{}`, `{"a":[],"b":{},"c":[{}],"d":"x\"y\\z:,{}[]","e":[1,2.5,true,null]}`, "{\"d\":\"`tick` \\u2028 \ufeff\"}"}
+	texts := []string{`{}`, `{"a":[],"b":{},"c":[{}],"d":"x\"y\\z:,{}[]","e":[1,2.5,true,null]}`, "{\"d\":\"`tick` \\u2028 \ufeff\"}",
+		"{\"d\":\"``a`` \\\"`\\\\` \u0085\x7f\"}"}
 	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", "corpus", "*.json"))
 	for _, f := range files {
 		if testing.Short() {
@@ -36,29 +37,40 @@ func schemaTexts(t *testing.T) []string {
 	return texts
 }
 
-// TestIndentedIsJSONIndent: indented writes what json.Indent writes.
-func TestIndentedIsJSONIndent(t *testing.T) {
-	for _, s := range append(schemaTexts(t), `{"a": 1}`, `{"a":`) {
+// TestSchemaLiteral: appendSchemaLiteral writes what json.Indent and
+// appendRawLiteral write apart.
+func TestSchemaLiteral(t *testing.T) {
+	for _, s := range append(schemaTexts(t), `{"a": 1}`, `{"a":`, `}{`, `{]`, "{\"a\":\"`x`\\\"``\u00e9\ufeff\u0085\xff\x7f\"}") {
 		var want bytes.Buffer
 		if err := json.Indent(&want, []byte(s), "", "\t"); err != nil {
+			want.Reset()
 			want.WriteString(s)
 		}
-		if have := indented(s); have != want.String() {
-			t.Errorf("indented(%.60q) differs from json.Indent", s)
+		prefix := []byte("const x = ")
+		prefix = prefix[:len(prefix):len(prefix)] // each append its own copy
+		have := appendSchemaLiteral(prefix, s)
+		if want := appendRawLiteral(prefix, want.String()); !bytes.Equal(have, want) {
+			t.Errorf("appendSchemaLiteral(%.60q) = %.80q, want %.80q", s, have, want)
 		}
 	}
 }
 
-// TestRawLiteral: the Go expression rawLiteral writes is the text.
+// TestRawLiteral: the Go expression appendRawLiteral writes is the text.
 func TestRawLiteral(t *testing.T) {
-	for _, s := range append(schemaTexts(t), "", "`", "a`b``c", "x\r\ny", "\x00\x7f\u0085", "bad \xff utf-8", "\ufeffbom") {
-		lit := rawLiteral(indented(s))
+	texts := []string{"", "`", "a`b``c", "`x", "x`", "x\r\ny", "\x00\x7f\u0085", "bad \xff utf-8", "\ufeffbom"}
+	for _, s := range schemaTexts(t) {
+		var indented bytes.Buffer
+		json.Indent(&indented, []byte(s), "", "\t")
+		texts = append(texts, indented.String())
+	}
+	for _, s := range texts {
+		lit := string(appendRawLiteral(nil, s))
 		expr, err := parser.ParseExpr(lit)
 		if err != nil {
 			t.Fatalf("%.60q: %s does not parse: %v", s, lit, err)
 		}
 		tv, err := evalConst(expr)
-		if err != nil || tv != indented(s) {
+		if err != nil || tv != s {
 			t.Errorf("%.60q: %.80s is not the text (%v)", s, lit, err)
 		}
 		if strings.Contains(lit, "\r") {

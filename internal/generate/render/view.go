@@ -59,6 +59,9 @@ type toolView struct {
 	// ConfirmCalls are a confirm tool's calls on its quote, with what
 	// each does.
 	ConfirmCalls []confirmCallView
+	// Canonical says the tool's literal prints in gofmt's form (parts.go
+	// checks its comments as printed).
+	Canonical bool
 }
 
 // confirmCallView is one call of a confirm tool's handler.
@@ -77,7 +80,7 @@ type requestView struct {
 	Statements []string
 }
 
-func newView(api *ir.API, opts Options, schema func(string) string) *view {
+func newView(api *ir.API, opts Options) *view {
 	srv := lower.Of(api)
 	v := &view{
 		Package: opts.Package, ImportPath: opts.ImportPath, SamePackage: opts.Package == "main",
@@ -109,10 +112,7 @@ func newView(api *ir.API, opts Options, schema func(string) string) *view {
 	schemas := make([][]schemaConst, len(v.Tools))
 	parallel.For(len(v.Tools), func(i int) { schemas[i] = v.Tools[i].print() })
 	for _, scs := range schemas {
-		for _, sc := range scs {
-			sc.Literal = schema(sc.Literal)
-			v.Schemas = append(v.Schemas, sc)
-		}
+		v.Schemas = append(v.Schemas, scs...)
 	}
 	return v
 }
@@ -140,7 +140,8 @@ func (tv *toolView) print() []schemaConst {
 		}
 		name := tv.Handler + sc.field
 		names[sc.field] = name
-		consts = append(consts, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, Literal: rawLiteral(indented(sc.text))})
+		consts = append(consts, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, JSON: sc.text,
+			Canonical: docSafe(t.Def.Name)})
 	}
 	p := goValue{custom: func(path string, f reflect.Value) (string, bool) {
 		switch {
@@ -154,6 +155,7 @@ func (tv *toolView) print() []schemaConst {
 		return "", false
 	}}
 	tv.Literal = p.print(t.Def)
+	tv.Canonical = p.canonical
 	return consts
 }
 
