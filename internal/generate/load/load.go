@@ -299,7 +299,11 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 			return nil, reads, errTreeRefused
 		}
 	case kind == swagger2:
-		doc, err = loadSwagger2(loader, data, location)
+		var x *jsonIndex
+		doc, x, err = loadSwagger2(loader, data, location)
+		if l != nil && files == nil && x != nil {
+			l.json = x // the spec's text as written
+		}
 	default:
 		doc, err = loader.LoadFromDataWithPath(data, location)
 	}
@@ -402,23 +406,23 @@ func strayContent(c openapi3.Content) bool {
 	return false
 }
 
-func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, err error) {
+func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, x *jsonIndex, err error) {
 	var doc2 openapi2.T
-	if err := unmarshalSwagger2(data, &doc2); err != nil {
-		return nil, err
+	if x, err = unmarshalSwagger2(data, &doc2); err != nil {
+		return nil, nil, err
 	}
 	// The converter and the ref resolver index into maps they assume are
 	// well formed; a malformed 2.0 file must be an error, not a crash.
 	defer func() {
 		if r := recover(); r != nil {
-			doc, err = nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
+			doc, x, err = nil, nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
 		}
 	}()
 	doc, err = openapi2conv.ToV3WithLoader(&doc2, loader, location)
 	if err == nil {
 		requireFormBodies(doc)
 	}
-	return doc, err
+	return doc, x, err
 }
 
 // requireFormBodies marks the request bodies that Swagger 2.0 formData
