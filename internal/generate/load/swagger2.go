@@ -168,7 +168,8 @@ func unmarshalSwagger2Split(data []byte, doc *openapi2.T) (*jsonIndex, error) {
 		})
 	}
 	errs := make([]error, len(jobs))
-	parallel.For(len(jobs), func(i int) { errs[i] = jobs[i](&levels{x: x}) })
+	params := &paramMemo{m: map[string]*openapi2.Parameter{}}
+	parallel.For(len(jobs), func(i int) { errs[i] = jobs[i](&levels{x: x, params: params}) })
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

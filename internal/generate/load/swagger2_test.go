@@ -125,3 +125,50 @@ func TestSwagger2YAMLDecodesAsKinOpenAPI(t *testing.T) {
 		}
 	}
 }
+
+// A parameter copied from one decoded from the same text is what a decode
+// would make, and shares nothing with the other: changing one's lists,
+// maps and pointers leaves the other as decoded.
+func TestRepeatedParametersShareNothing(t *testing.T) {
+	const param = `{"name":"p","in":"query","type":"array","items":null,"enum":[["a"],{"b":1}],"default":{"c":[1]},"minimum":1,"maximum":2,"multipleOf":1,"maxLength":3,"maxItems":4,"x-e":{"d":[true]}}`
+	data := []byte(`{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{"/a":{"parameters":[` + param + `],"get":{"parameters":[` + param + `],"responses":{}}}}}`)
+	var kin, ours openapi2.T
+	if err := openapi2.UnmarshalFromData(data, &kin); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := unmarshalSwagger2Split(data, &ours); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(kin, ours) {
+		t.Fatal("the decode differs from kin-openapi's")
+	}
+	a, b := ours.Paths["/a"].Parameters[0], ours.Paths["/a"].Get.Parameters[0]
+	(*a.Type)[0] = "changed"
+	a.Enum[0].([]any)[0] = "changed"
+	a.Enum[1].(map[string]any)["b"] = "changed"
+	a.Default.(map[string]any)["c"].([]any)[0] = "changed"
+	*a.Minimum, *a.Maximum, *a.MultipleOf, *a.MaxLength, *a.MaxItems = 9, 9, 9, 9, 9
+	a.Extensions["x-e"].(map[string]any)["d"].([]any)[0] = "changed"
+	a.Extensions["x-new"] = true
+	if !reflect.DeepEqual(b, kin.Paths["/a"].Get.Parameters[0]) {
+		t.Error("a parameter shares what it holds with another decoded from the same text")
+	}
+}
+
+// cloneParameter copies every field of kin-openapi's Parameter that can
+// hold something shared; a field it does not know fails here.
+func TestCloneParameterCopiesEveryField(t *testing.T) {
+	known := map[string]bool{"Extensions": true, "Type": true, "Schema": true, "Items": true, "Enum": true,
+		"Default": true, "MultipleOf": true, "Minimum": true, "Maximum": true, "MaxLength": true, "MaxItems": true}
+	typ := reflect.TypeFor[openapi2.Parameter]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		switch f.Type.Kind() {
+		case reflect.String, reflect.Bool, reflect.Int, reflect.Int64, reflect.Uint64, reflect.Float64:
+			continue
+		}
+		if !known[f.Name] {
+			t.Errorf("kin-openapi's Parameter has a field %s (%s) that cloneParameter does not copy", f.Name, f.Type)
+		}
+	}
+}
