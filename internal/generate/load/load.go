@@ -140,7 +140,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	sum := sha256.Sum256(data)
 	spec := &Spec{Path: path, SHA256: hex.EncodeToString(sum[:])}
 
-	kind, version, err := sniff(path, data)
+	kind, version, index, err := sniff(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	if err != nil {
 		return nil, diag.At(diag.Pos{File: path}, "%v", err)
 	}
-	spec.locate = &locator{path: path, data: data, swagger: kind == swagger2, fetch: fetch, loc: location}
+	spec.locate = &locator{path: path, data: data, swagger: kind == swagger2, fetch: fetch, loc: location, json: index}
 
 	// A spec split over files is repaired (and its shared schema files
 	// arranged, shared.go) before kin-openapi reads it; a spec in one file
@@ -299,8 +299,12 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 			return nil, reads, errTreeRefused
 		}
 	case kind == swagger2:
+		var valid *jsonIndex // the index of data, valid JSON (sniff)
+		if l != nil && files == nil {
+			valid = l.json
+		}
 		var x *jsonIndex
-		doc, x, err = loadSwagger2(loader, data, location)
+		doc, x, err = loadSwagger2(loader, data, location, valid)
 		if l != nil && files == nil && x != nil {
 			l.json = x // the spec's text as written
 		}
@@ -406,9 +410,9 @@ func strayContent(c openapi3.Content) bool {
 	return false
 }
 
-func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, x *jsonIndex, err error) {
+func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL, valid *jsonIndex) (doc *openapi3.T, x *jsonIndex, err error) {
 	var doc2 openapi2.T
-	if x, err = unmarshalSwagger2(data, &doc2); err != nil {
+	if x, err = unmarshalSwagger2(data, &doc2, valid); err != nil {
 		return nil, nil, err
 	}
 	// The converter and the ref resolver index into maps they assume are

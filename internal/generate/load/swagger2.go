@@ -16,14 +16,15 @@ import (
 // both cores (unmarshalSwagger2Split), YAML through the loader's parse
 // into that JSON (swagger2YAMLAsJSON). Anything else, and any error, is
 // kin-openapi's own decode, so that messages are kin-openapi's. The index
-// of a JSON text's members comes back for the locator, or nil.
-func unmarshalSwagger2(data []byte, doc *openapi2.T) (*jsonIndex, error) {
-	if x, err := unmarshalSwagger2Split(data, doc); err == nil {
+// of a JSON text's members comes back for the locator, or nil; valid, when
+// not nil, is that index, of a text known to be valid JSON (sniff made it).
+func unmarshalSwagger2(data []byte, doc *openapi2.T, valid *jsonIndex) (*jsonIndex, error) {
+	if x, err := unmarshalSwagger2Split(data, doc, valid); err == nil {
 		return x, nil
 	}
 	if j := swagger2YAMLAsJSON(data); j != nil {
 		*doc = openapi2.T{}
-		if _, err := unmarshalSwagger2Split(j, doc); err == nil {
+		if _, err := unmarshalSwagger2Split(j, doc, nil); err == nil {
 			return nil, nil
 		}
 	}
@@ -94,13 +95,17 @@ func (e jsonSplitError) Error() string { return string(e) }
 // field in another case only: encoding/json matches names regardless of
 // case) is decoded whole by kin-openapi, as is a map with a key twice. The
 // document's path items and definitions are decoded as jobs on both
-// cores, beside the rest of the document and a check that the text is
-// valid JSON (the index reads tokens, not the grammar between them).
-func unmarshalSwagger2Split(data []byte, doc *openapi2.T) (*jsonIndex, error) {
+// cores, beside the rest of the document and, unless valid is the text's
+// index already, a check that the text is valid JSON (the index reads
+// tokens, not the grammar between them).
+func unmarshalSwagger2Split(data []byte, doc *openapi2.T, valid *jsonIndex) (*jsonIndex, error) {
 	if !looksLikeJSON(data) {
 		return nil, errNoSplit
 	}
-	x := newJSONIndex(data)
+	x := valid
+	if x == nil {
+		x = newJSONIndex(data)
+	}
 	if x == nil || x.nodes[0].kind != '{' {
 		return nil, errNoSplit
 	}
@@ -111,12 +116,14 @@ func unmarshalSwagger2Split(data []byte, doc *openapi2.T) (*jsonIndex, error) {
 	var top openapi2.T
 	var paths, definitions int32 = -1, -1
 	var jobs []func(*levels) error
-	jobs = append(jobs, func(*levels) error {
-		if !json.Valid(data) {
-			return errNoSplit
-		}
-		return nil
-	})
+	if valid == nil {
+		jobs = append(jobs, func(*levels) error {
+			if !json.Valid(data) {
+				return errNoSplit
+			}
+			return nil
+		})
+	}
 	var rest []part
 	for _, p := range parts {
 		switch docFields[p.field].name {

@@ -60,14 +60,14 @@ func TestSwagger2SplitDecodesAsWhole(t *testing.T) {
 	}
 	for _, path := range corpus {
 		var doc openapi2.T
-		if x, err := unmarshalSwagger2Split(docs[path], &doc); err != nil || x == nil {
+		if x, err := unmarshalSwagger2Split(docs[path], &doc, nil); err != nil || x == nil {
 			t.Errorf("%s: not decoded one level at a time (%v); the comparison tests nothing", path, err)
 		}
 	}
 	for name, data := range docs {
 		var whole, split openapi2.T
 		wholeErr := openapi2.UnmarshalFromData(data, &whole)
-		_, splitErr := unmarshalSwagger2(data, &split)
+		_, splitErr := unmarshalSwagger2(data, &split, nil)
 		if (wholeErr == nil) != (splitErr == nil) || (wholeErr != nil && wholeErr.Error() != splitErr.Error()) {
 			t.Errorf("%s: errors differ: whole %v, split %v", name, wholeErr, splitErr)
 			continue
@@ -115,7 +115,7 @@ func TestSwagger2YAMLDecodesAsKinOpenAPI(t *testing.T) {
 	for name, data := range docs {
 		var kin, ours openapi2.T
 		kinErr := openapi2.UnmarshalFromData(data, &kin)
-		_, oursErr := unmarshalSwagger2(data, &ours)
+		_, oursErr := unmarshalSwagger2(data, &ours, nil)
 		if (kinErr == nil) != (oursErr == nil) || (kinErr != nil && kinErr.Error() != oursErr.Error()) {
 			t.Errorf("%s: errors differ: kin-openapi %v, loader %v", name, kinErr, oursErr)
 			continue
@@ -136,7 +136,7 @@ func TestRepeatedParametersShareNothing(t *testing.T) {
 	if err := openapi2.UnmarshalFromData(data, &kin); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := unmarshalSwagger2Split(data, &ours); err != nil {
+	if _, err := unmarshalSwagger2Split(data, &ours, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(kin, ours) {
