@@ -24,7 +24,8 @@ func unmarshalSwagger2(data []byte, doc *openapi2.T, valid *jsonIndex) (*jsonInd
 	}
 	if j := swagger2YAMLAsJSON(data); j != nil {
 		*doc = openapi2.T{}
-		if _, err := unmarshalSwagger2Split(j, doc, nil); err == nil {
+		// json.Marshal writes valid JSON: the index is all it needs.
+		if _, err := unmarshalSwagger2Split(j, doc, newJSONIndex(j)); err == nil {
 			return nil, nil
 		}
 	}
