@@ -147,33 +147,13 @@ func unmarshalSwagger2Split(data []byte, doc *openapi2.T, valid *jsonIndex) (*js
 		}
 		return nil
 	})
-	type entry[V any] struct {
-		name  string
-		value V
-	}
-	var items []entry[*openapi2.PathItem]
-	var defs []entry[*openapi2.SchemaRef]
+	var makePaths func() map[string]*openapi2.PathItem
+	var makeDefinitions func() map[string]*openapi2.SchemaRef
 	if paths >= 0 {
-		x.children(paths, func(c int32) bool {
-			items = append(items, entry[*openapi2.PathItem]{name: x.key(c)})
-			i := len(items) - 1
-			jobs = append(jobs, func(l *levels) (err error) {
-				items[i].value, err = single(l, c, (*levels).pathItem)
-				return err
-			})
-			return true
-		})
+		makePaths = mapJobs(x, paths, (*levels).pathItem, &jobs)
 	}
 	if definitions >= 0 {
-		x.children(definitions, func(c int32) bool {
-			defs = append(defs, entry[*openapi2.SchemaRef]{name: x.key(c)})
-			i := len(defs) - 1
-			jobs = append(jobs, func(l *levels) (err error) {
-				defs[i].value, err = single(l, c, (*levels).schemaRef)
-				return err
-			})
-			return true
-		})
+		makeDefinitions = mapJobs(x, definitions, (*levels).schemaRef, &jobs)
 	}
 	errs := make([]error, len(jobs))
 	params := &paramMemo{m: map[string]*openapi2.Parameter{}}
@@ -181,20 +161,39 @@ func unmarshalSwagger2Split(data []byte, doc *openapi2.T, valid *jsonIndex) (*js
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	// In document order, so that of a name written twice the last wins,
-	// as in encoding/json.
-	if paths >= 0 {
-		top.Paths = make(map[string]*openapi2.PathItem, len(items))
-		for _, e := range items {
-			top.Paths[e.name] = e.value
-		}
+	if makePaths != nil {
+		top.Paths = makePaths()
 	}
-	if definitions >= 0 {
-		top.Definitions = make(map[string]*openapi2.SchemaRef, len(defs))
-		for _, e := range defs {
-			top.Definitions[e.name] = e.value
-		}
+	if makeDefinitions != nil {
+		top.Definitions = makeDefinitions()
 	}
 	*doc = top
 	return x, nil
+}
+
+// mapJobs adds to jobs one for each member of object n, decoding its
+// value, and returns what makes the map of them once the jobs have run: in
+// document order, so that of a name written twice the last wins, as in
+// encoding/json.
+func mapJobs[V any](x *jsonIndex, n int32, decode func(*levels, int32) (*V, error), jobs *[]func(*levels) error) func() map[string]*V {
+	var names []string
+	var nodes []int32
+	x.children(n, func(c int32) bool {
+		names, nodes = append(names, x.key(c)), append(nodes, c)
+		return true
+	})
+	values := make([]*V, len(nodes))
+	for i, c := range nodes {
+		*jobs = append(*jobs, func(l *levels) (err error) {
+			values[i], err = single(l, c, decode)
+			return err
+		})
+	}
+	return func() map[string]*V {
+		m := make(map[string]*V, len(names))
+		for i, name := range names {
+			m[name] = values[i]
+		}
+		return m
+	}
 }

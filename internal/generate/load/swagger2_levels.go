@@ -196,40 +196,33 @@ func init() {
 			return err
 		}},
 	}
-	schemaRefField := func(name string, at func(*openapi2.Parameter) **openapi2.SchemaRef) field[openapi2.Parameter] {
-		return field[openapi2.Parameter]{name, '{', func(l *levels, v *openapi2.Parameter, c int32) (err error) {
-			*at(v), err = l.schemaRef(c)
-			return err
-		}}
-	}
 	parameterFields = []field[openapi2.Parameter]{
 		schemaRefField("schema", func(p *openapi2.Parameter) **openapi2.SchemaRef { return &p.Schema }),
 		schemaRefField("items", func(p *openapi2.Parameter) **openapi2.SchemaRef { return &p.Items }),
 	}
 	responseFields = []field[openapi2.Response]{
-		{"schema", '{', func(l *levels, v *openapi2.Response, c int32) (err error) {
-			v.Schema, err = l.schemaRef(c)
-			return err
-		}},
+		schemaRefField("schema", func(r *openapi2.Response) **openapi2.SchemaRef { return &r.Schema }),
 	}
 	schemaFields = []field[openapi2.Schema]{
 		{"allOf", '[', func(l *levels, v *openapi2.Schema, c int32) (err error) {
 			v.AllOf, err = list(l, c, (*levels).schemaRef)
 			return err
 		}},
-		{"not", '{', func(l *levels, v *openapi2.Schema, c int32) (err error) {
-			v.Not, err = l.schemaRef(c)
-			return err
-		}},
-		{"items", '{', func(l *levels, v *openapi2.Schema, c int32) (err error) {
-			v.Items, err = l.schemaRef(c)
-			return err
-		}},
+		schemaRefField("not", func(s *openapi2.Schema) **openapi2.SchemaRef { return &s.Not }),
+		schemaRefField("items", func(s *openapi2.Schema) **openapi2.SchemaRef { return &s.Items }),
 		{"properties", '{', func(l *levels, v *openapi2.Schema, c int32) (err error) {
 			v.Properties, err = dict(l, c, (*levels).schemaRef)
 			return err
 		}},
 	}
+}
+
+// schemaRefField is a member of T that holds a schema, at at.
+func schemaRefField[T any](name string, at func(*T) **openapi2.SchemaRef) field[T] {
+	return field[T]{name, '{', func(l *levels, v *T, c int32) (err error) {
+		*at(v), err = l.schemaRef(c)
+		return err
+	}}
 }
 
 func (l *levels) pathItem(n int32) (*openapi2.PathItem, error) {
