@@ -143,7 +143,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	sum := sha256.Sum256(data)
 	spec := &Spec{Path: path, SHA256: hex.EncodeToString(sum[:])}
 
-	kind, version, err := sniff(path, data)
+	kind, version, index, err := sniff(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	if err != nil {
 		return nil, diag.At(diag.Pos{File: path}, "%v", err)
 	}
-	spec.locate = &locator{path: path, data: data, swagger: kind == swagger2, fetch: fetch, loc: location}
+	spec.locate = &locator{path: path, data: data, swagger: kind == swagger2, fetch: fetch, loc: location, json: index}
 
 	// A spec split over files is repaired (and its shared schema files
 	// arranged, shared.go) before kin-openapi reads it; a spec in one file
@@ -302,7 +302,15 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 			return nil, reads, errTreeRefused
 		}
 	case kind == swagger2:
-		doc, err = loadSwagger2(loader, data, location)
+		var valid *jsonIndex // the index of data, valid JSON (sniff)
+		if l != nil && files == nil {
+			valid = l.json
+		}
+		var x *jsonIndex
+		doc, x, err = loadSwagger2(loader, data, location, valid)
+		if l != nil && files == nil && x != nil {
+			l.json = x // the spec's text as written
+		}
 	default:
 		doc, err = loader.LoadFromDataWithPath(data, location)
 	}
@@ -405,23 +413,23 @@ func strayContent(c openapi3.Content) bool {
 	return false
 }
 
-func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, err error) {
+func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL, valid *jsonIndex) (doc *openapi3.T, x *jsonIndex, err error) {
 	var doc2 openapi2.T
-	if err := unmarshalSwagger2(data, &doc2); err != nil {
-		return nil, err
+	if x, err = unmarshalSwagger2(data, &doc2, valid); err != nil {
+		return nil, nil, err
 	}
 	// The converter and the ref resolver index into maps they assume are
 	// well formed; a malformed 2.0 file must be an error, not a crash.
 	defer func() {
 		if r := recover(); r != nil {
-			doc, err = nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
+			doc, x, err = nil, nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
 		}
 	}()
 	doc, err = openapi2conv.ToV3WithLoader(&doc2, loader, location)
 	if err == nil {
 		requireFormBodies(doc)
 	}
-	return doc, err
+	return doc, x, err
 }
 
 // requireFormBodies marks the request bodies that Swagger 2.0 formData

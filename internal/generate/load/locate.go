@@ -1,9 +1,9 @@
 package load
 
 import (
-	"bytes"
-	"encoding/json"
+	"cmp"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,10 +18,11 @@ import (
 // line: kin-openapi keeps no positions through its Swagger 2.0 conversion,
 // and a few of its validation messages name a path or a component only.
 // The locator finds those pointers in the spec's text, once per load and
-// only when a warning needs it. A JSON spec is scanned with encoding/json's
-// tokenizer, for all the pointers at once (kubernetes' 4 MB: ~50 ms, where
-// a YAML parse of it takes ~230 ms); in a YAML spec, and for a schema's
-// keyword in any, pointers are walked in the index of the tree the loader
+// only when a warning needs it. A JSON spec's pointers are placed in the
+// index of its members (jsonindex.go: one pass of a tokenizer, kubernetes'
+// 4 MB in ~10 ms, where a YAML parse of it takes ~230 ms; the Swagger 2.0
+// decode made it already); in a YAML spec, and for a schema's keyword in
+// any, pointers are walked in the index of the tree the loader
 // decoded (posindex.go) or, without one, in the spec parsed here, $refs on
 // the way (a path item in another file) followed.
 
@@ -38,6 +39,9 @@ type locator struct {
 	tree     *yaml.Node
 	index    *posIndex
 	indexing bool
+	// json is a JSON spec's index (jsonindex.go), from the Swagger 2.0
+	// decode or made when first asked.
+	json *jsonIndex
 
 	mu sync.Mutex
 	r  *repairer // its files and $ref resolution, for the YAML side
@@ -81,9 +85,13 @@ func (l *locator) find(ptrs []string) map[string]diag.Pos {
 			tokens[p] = l.tokens(p)
 		}
 	}
-	if l.data != nil && looksLikeJSON(l.data) {
-		return l.scanJSON(tokens)
+	if l.json == nil && l.data != nil && looksLikeJSON(l.data) {
+		l.json = newJSONIndex(l.data)
 	}
+	if l.json != nil {
+		return l.findJSON(l.json, tokens)
+	}
+	// Text the index cannot read is read as YAML, as kin-openapi read it.
 	return l.walkYAML(tokens)
 }
 
@@ -201,101 +209,32 @@ func (l *locator) walkYAML(want map[string][]string) map[string]diag.Pos {
 	return out
 }
 
-// scanJSON places each pointer in a JSON spec in one pass over its tokens,
-// at the key (or array element) it names or the deepest one on its way.
-func (l *locator) scanJSON(want map[string][]string) map[string]diag.Pos {
-	// Every prefix of a wanted pointer, as a path of tokens joined by NUL.
-	prefixes := map[string]bool{"": true}
-	for _, toks := range want {
-		for i := 1; i <= len(toks); i++ {
-			prefixes[strings.Join(toks[:i], "\x00")] = true
-		}
+// findJSON places each pointer in a JSON spec's index, as a pass over its
+// tokens would: at the key (or array element) it names or the deepest one
+// on its way, without following $refs; of a path the text writes twice
+// (a member twice), the last.
+func (l *locator) findJSON(x *jsonIndex, want map[string][]string) map[string]diag.Pos {
+	type placed struct {
+		ptr string
+		at  int32
 	}
-	found := map[string]diag.Pos{}
-	cur := lineCursor{data: l.data, line: 1, col: 1}
-	dec := json.NewDecoder(bytes.NewReader(l.data))
-	dec.UseNumber()
-
-	// A frame is an open object or array: its path (tokens joined by NUL),
-	// whether that path leads to a wanted pointer (else its contents are
-	// only read past), and what comes next in it.
-	type frame struct {
-		path    string
-		wanted  bool
-		object  bool
-		wantKey bool   // an object: a key comes next
-		child   string // an object: the path of the value after the key
-		index   int    // an array: the next element's index
-	}
-	var stack []frame
-	join := func(path, tok string) string {
-		if path == "" {
-			return tok
-		}
-		return path + "\x00" + tok
-	}
-	for {
-		start := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			break
-		}
-		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey && tok != json.Delim('}') {
-			top := &stack[n-1]
-			top.wantKey = false
-			k, _ := tok.(string)
-			top.child = join(top.path, k)
-			if top.wanted && prefixes[top.child] {
-				found[top.child] = cur.at(l.path, tokenStart(l.data, int(start)))
-			}
-			continue
-		}
-		if tok == json.Delim('}') || tok == json.Delim(']') {
-			stack = stack[:len(stack)-1]
-			if n := len(stack); n > 0 && stack[n-1].object {
-				stack[n-1].wantKey = true
-			}
-			continue
-		}
-		// A value: of the document, of an object's key, or an array's next.
-		path, wanted := "", true
-		if n := len(stack); n > 0 {
-			top := &stack[n-1]
-			if top.object {
-				path = top.child
-				top.wantKey = true
-			} else {
-				path = join(top.path, strconv.Itoa(top.index))
-				top.index++
-				if top.wanted && prefixes[path] {
-					found[path] = cur.at(l.path, tokenStart(l.data, int(start)))
-				}
-			}
-			wanted = top.wanted && prefixes[path]
-		}
-		if tok == json.Delim('{') || tok == json.Delim('[') {
-			stack = append(stack, frame{path: path, wanted: wanted, object: tok == json.Delim('{'), wantKey: tok == json.Delim('{')})
-		}
-	}
-	out := map[string]diag.Pos{}
+	var found []placed
 	for ptr, toks := range want {
-		for i := len(toks); i > 0; i-- {
-			if p, ok := found[strings.Join(toks[:i], "\x00")]; ok {
-				out[ptr] = p
-				break
+		if n := x.place(toks); n > 0 {
+			at := x.nodes[n].keyAt
+			if at < 0 {
+				at = x.nodes[n].at
 			}
+			found = append(found, placed{ptr, at})
 		}
+	}
+	slices.SortFunc(found, func(a, b placed) int { return cmp.Compare(a.at, b.at) })
+	out := make(map[string]diag.Pos, len(found))
+	cur := lineCursor{data: x.data, line: 1, col: 1}
+	for _, f := range found {
+		out[f.ptr] = cur.at(l.path, int(f.at))
 	}
 	return out
-}
-
-// tokenStart is where the token read from offset start begins, past the
-// whitespace and separators before it.
-func tokenStart(data []byte, start int) int {
-	for start < len(data) && strings.IndexByte(" \t\r\n,:", data[start]) >= 0 {
-		start++
-	}
-	return start
 }
 
 // lineCursor turns increasing byte offsets into lines and columns (in

@@ -1,10 +1,9 @@
 package load
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
-	"strings"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	yaml "go.yaml.in/yaml/v4"
@@ -13,31 +12,25 @@ import (
 )
 
 // unmarshalSwagger2 decodes a Swagger 2.0 description as
-// openapi2.UnmarshalFromData does, faster for JSON. kin-openapi's types
-// decode JSON through UnmarshalJSON methods that each decode their whole
-// subtree twice (once for the fields, once more into a map for the
-// extensions), so the document's own level decodes all of it into a map
-// only to drop what is not an extension, and encoding/json checks each
-// subtree again at every level. Here the top level is split first: its
-// two large members, paths and definitions, are decoded on their own, on
-// both cores, and the rest of the document (what kin-openapi reads its
-// extensions from) without them. Text where the split could read
-// differently (not a JSON object, a member twice, or a name that differs
-// from paths or definitions in case only: encoding/json matches field
-// names regardless of case) is decoded whole, as is any error, so that
-// messages are kin-openapi's.
-func unmarshalSwagger2(data []byte, doc *openapi2.T) error {
-	if err := unmarshalSwagger2Split(data, doc); err == nil {
-		return nil
+// openapi2.UnmarshalFromData does, faster: JSON one level at a time on
+// both cores (unmarshalSwagger2Split), YAML through the loader's parse
+// into that JSON (swagger2YAMLAsJSON). Anything else, and any error, is
+// kin-openapi's own decode, so that messages are kin-openapi's. The index
+// of a JSON text's members comes back for the locator, or nil; valid, when
+// not nil, is that index, of a text known to be valid JSON (sniff made it).
+func unmarshalSwagger2(data []byte, doc *openapi2.T, valid *jsonIndex) (*jsonIndex, error) {
+	if x, err := unmarshalSwagger2Split(data, doc, valid); err == nil {
+		return x, nil
 	}
 	if j := swagger2YAMLAsJSON(data); j != nil {
 		*doc = openapi2.T{}
-		if err := unmarshalSwagger2Split(j, doc); err == nil {
-			return nil
+		// json.Marshal writes valid JSON: the index is all it needs.
+		if _, err := unmarshalSwagger2Split(j, doc, newJSONIndex(j)); err == nil {
+			return nil, nil
 		}
 	}
 	*doc = openapi2.T{}
-	return openapi2.UnmarshalFromData(data, doc)
+	return nil, openapi2.UnmarshalFromData(data, doc)
 }
 
 // swagger2YAMLAsJSON is a Swagger 2.0 YAML text as the JSON kin-openapi
@@ -89,143 +82,118 @@ type jsonSplitError string
 
 func (e jsonSplitError) Error() string { return string(e) }
 
-// member is one member of a JSON object, its value as written.
-type member struct {
-	name  string
-	value json.RawMessage
-}
-
-// members lists the members of a JSON object (null has none), or fails
-// for anything else, or a member named twice.
-func members(obj json.RawMessage) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if tok == nil {
-		return nil, nil
-	}
-	if tok != json.Delim('{') {
+// unmarshalSwagger2Split decodes a Swagger 2.0 JSON text one level at a
+// time. kin-openapi's types decode their whole subtree at every level of
+// it (for their fields, and again into a map for their extensions), so a
+// description string five objects deep is read ten times over; here each
+// object of a kin-openapi type is given only its own level: its members
+// that hold other such objects (an operation's parameters and responses,
+// a schema's properties) are left out of the text it decodes, decoded the
+// same way on their own, and set in the fields it would have set them in.
+// Those members are ones its UnmarshalJSON drops from its extensions, so
+// what it makes of the rest is what it made of the whole. An object where
+// the split could read differently (a member twice, a name that matches a
+// field in another case only: encoding/json matches names regardless of
+// case) is decoded whole by kin-openapi, as is a map with a key twice. The
+// document's path items and definitions are decoded as jobs on both
+// cores, beside the rest of the document and, unless valid is the text's
+// index already, a check that the text is valid JSON (the index reads
+// tokens, not the grammar between them).
+func unmarshalSwagger2Split(data []byte, doc *openapi2.T, valid *jsonIndex) (*jsonIndex, error) {
+	if !looksLikeJSON(data) {
 		return nil, errNoSplit
 	}
-	var out []member
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		name, _ := tok.(string)
-		if seen[name] {
-			return nil, errNoSplit
-		}
-		seen[name] = true
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, err
-		}
-		out = append(out, member{name, value})
+	x := valid
+	if x == nil {
+		x = newJSONIndex(data)
 	}
-	return out, nil
-}
-
-func unmarshalSwagger2Split(data []byte, doc *openapi2.T) error {
-	if !looksLikeJSON(data) {
-		return errNoSplit
+	if x == nil || x.nodes[0].kind != '{' {
+		return nil, errNoSplit
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return errNoSplit
+	parts, whole := splitMembers(x, 0, docFields)
+	if whole {
+		return nil, errNoSplit
 	}
-	var paths, definitions json.RawMessage
-	rest := bytes.NewBufferString("{")
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return err
-		}
-		folded := strings.ToLower(name)
-		if seen[folded] {
-			return errNoSplit
-		}
-		seen[folded] = true
-		switch {
-		case name == "paths":
-			paths = value
-		case name == "definitions":
-			definitions = value
-		case folded == "paths" || folded == "definitions":
-			return errNoSplit
-		default:
-			if rest.Len() > 1 {
-				rest.WriteByte(',')
-			}
-			key, _ := json.Marshal(name)
-			rest.Write(key)
-			rest.WriteByte(':')
-			rest.Write(value)
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err == nil {
-		return errNoSplit // something after the object
-	}
-	rest.WriteByte('}')
-	var err error
-
-	// Each path item and each definition is a job; the rest of the
-	// document is one more.
-	var pathJobs, defJobs []member
-	if paths != nil {
-		if pathJobs, err = members(paths); err != nil {
-			return err
-		}
-	}
-	if definitions != nil {
-		if defJobs, err = members(definitions); err != nil {
-			return err
-		}
-	}
-	items := make([]*openapi2.PathItem, len(pathJobs))
-	defs := make([]*openapi2.SchemaRef, len(defJobs))
 	var top openapi2.T
-	jobs := make([]func() error, 0, len(pathJobs)+len(defJobs)+1)
-	jobs = append(jobs, func() error { return json.Unmarshal(rest.Bytes(), &top) })
-	for i, m := range pathJobs {
-		jobs = append(jobs, func() error { return json.Unmarshal(m.value, &items[i]) })
+	var paths, definitions int32 = -1, -1
+	var jobs []func(*levels) error
+	if valid == nil {
+		jobs = append(jobs, func(*levels) error {
+			if !json.Valid(data) {
+				return errNoSplit
+			}
+			return nil
+		})
 	}
-	for i, m := range defJobs {
-		jobs = append(jobs, func() error { return json.Unmarshal(m.value, &defs[i]) })
+	var rest []part
+	for _, p := range parts {
+		switch docFields[p.field].name {
+		case "paths":
+			paths = p.node
+		case "definitions":
+			definitions = p.node
+		default:
+			rest = append(rest, p)
+		}
+	}
+	jobs = append(jobs, func(l *levels) error {
+		if err := l.decodeRest(&top, 0, parts); err != nil {
+			return err
+		}
+		for _, p := range rest {
+			if err := docFields[p.field].set(l, &top, p.node); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var makePaths func() map[string]*openapi2.PathItem
+	var makeDefinitions func() map[string]*openapi2.SchemaRef
+	if paths >= 0 {
+		makePaths = mapJobs(x, paths, (*levels).pathItem, &jobs)
+	}
+	if definitions >= 0 {
+		makeDefinitions = mapJobs(x, definitions, (*levels).schemaRef, &jobs)
 	}
 	errs := make([]error, len(jobs))
-	parallel.For(len(jobs), func(i int) { errs[i] = jobs[i]() })
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	params := &paramMemo{m: map[string]*openapi2.Parameter{}}
+	parallel.For(len(jobs), func(i int) { errs[i] = jobs[i](&levels{x: x, params: params}) })
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	if paths != nil && !bytes.Equal(bytes.TrimSpace(paths), []byte("null")) {
-		doc.Paths = make(map[string]*openapi2.PathItem, len(pathJobs))
-		for i, m := range pathJobs {
-			doc.Paths[m.name] = items[i]
-		}
+	if makePaths != nil {
+		top.Paths = makePaths()
 	}
-	if definitions != nil && !bytes.Equal(bytes.TrimSpace(definitions), []byte("null")) {
-		doc.Definitions = make(map[string]*openapi2.SchemaRef, len(defJobs))
-		for i, m := range defJobs {
-			doc.Definitions[m.name] = defs[i]
-		}
+	if makeDefinitions != nil {
+		top.Definitions = makeDefinitions()
 	}
-	top.Paths, top.Definitions = doc.Paths, doc.Definitions
 	*doc = top
-	return nil
+	return x, nil
+}
+
+// mapJobs adds to jobs one for each member of object n, decoding its
+// value, and returns what makes the map of them once the jobs have run: in
+// document order, so that of a name written twice the last wins, as in
+// encoding/json.
+func mapJobs[V any](x *jsonIndex, n int32, decode func(*levels, int32) (*V, error), jobs *[]func(*levels) error) func() map[string]*V {
+	var names []string
+	var nodes []int32
+	x.children(n, func(c int32) bool {
+		names, nodes = append(names, x.key(c)), append(nodes, c)
+		return true
+	})
+	values := make([]*V, len(nodes))
+	for i, c := range nodes {
+		*jobs = append(*jobs, func(l *levels) (err error) {
+			values[i], err = single(l, c, decode)
+			return err
+		})
+	}
+	return func() map[string]*V {
+		m := make(map[string]*V, len(names))
+		for i, name := range names {
+			m[name] = values[i]
+		}
+		return m
+	}
 }

@@ -40,7 +40,7 @@ func TestTreeDecodeIsKinOpenAPIs(t *testing.T) {
 			testing.Short() && len(data) > 1<<20 {
 			continue
 		}
-		kind, _, err := sniff(path, data)
+		kind, _, _, err := sniff(path, data)
 		if err != nil || kind == swagger2 || hasExternalRefs(data) {
 			continue
 		}
