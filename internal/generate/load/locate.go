@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/url"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,19 +116,20 @@ func (l *locator) indexInBackground() {
 	tree := l.tree
 	l.mu.Lock()
 	go func() {
+		defer l.mu.Unlock()
 		l.index, l.tree = newPosIndex(tree), nil
-		tree = nil
+		tree = nil // the decode lets its parts go once this returns (decodeDoc)
 		if !looksLikeJSON(l.data) {
 			l.data = nil // a JSON spec's text is scanned for pointers, a YAML one's no more
 		}
-		l.mu.Unlock()
-		// The tree was the larger part of the heap (stripe: 26 MiB of the
-		// 60 live when the load's last collection ran), and the collector
-		// let the heap grow to twice that before the next: collected now,
-		// on this goroutine, the stages that follow start from a goal set
-		// by what they use.
-		runtime.GC()
 	}()
+}
+
+// waitIndexed returns once the index under way is made: the indexing
+// goroutine holds the lock until then.
+func (l *locator) waitIndexed() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 }
 
 // root is the spec's parsed text, or nil when it does not parse.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"maps"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -97,8 +98,10 @@ func isMergeKey(k *yaml.Node) bool {
 
 // decodeTree decodes a locator's prepared tree into a document and
 // resolves its $refs, as loader.LoadFromDataWithPath does with the tree it
-// parses. The tree is indexed for the locator on the other core while the
-// $refs are resolved, and is garbage once the document is loaded.
+// parses. The tree is indexed for the locator on another goroutine while
+// it is decoded, and each part of it decoded is let go once the index is
+// made (decodeDoc): the tree (stripe: 26 MiB) and the document (20 MiB)
+// are never both whole in memory.
 func decodeTree(loader *openapi3.Loader, l *locator, location *url.URL) (*openapi3.T, error) {
 	// Loading an empty document at the spec's location first gives the
 	// loader what LoadFromDataWithPath records before it decodes: the
@@ -110,10 +113,11 @@ func decodeTree(loader *openapi3.Loader, l *locator, location *url.URL) (*openap
 	if err != nil {
 		return nil, err
 	}
-	if err := decodeDoc(doc, l.tree.Content[0]); err != nil {
+	root := l.tree.Content[0]
+	l.indexInBackground()
+	if err := decodeDoc(doc, root, l.waitIndexed); err != nil {
 		return nil, err
 	}
-	l.indexInBackground()
 	if err := loader.ResolveRefsIn(doc, location); err != nil {
 		return nil, err
 	}
@@ -126,8 +130,11 @@ func decodeTree(loader *openapi3.Loader, l *locator, location *url.URL) (*openap
 // kin-openapi decodes each path item on its own (Paths.UnmarshalYAML), and
 // a later path of the same name wins, as it does here. A mapping that
 // cannot be split so (few paths, paths twice, paths merged in with <<) is
-// decoded whole.
-func decodeDoc(doc *openapi3.T, root *yaml.Node) error {
+// decoded whole. Once indexed returns, the tree's parts are let go as
+// they are decoded (the document's other members, then the paths a few at
+// a time), so root is not whole afterwards; what fails to decode is
+// refused as it is (the caller has kin-openapi load the text and say why).
+func decodeDoc(doc *openapi3.T, root *yaml.Node, indexed func()) error {
 	at, next := -1, 0
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		switch k := root.Content[i]; {
@@ -165,38 +172,75 @@ func decodeDoc(doc *openapi3.T, root *yaml.Node) error {
 	}
 	rest := *root
 	rest.Content = append(append(make([]*yaml.Node, 0, len(root.Content)-2), root.Content[:at]...), root.Content[at+2:]...)
-	head, tail := *paths, *paths
-	head.Content, tail.Content = paths.Content[:cut], paths.Content[cut:]
 
-	var tailPaths openapi3.Paths
+	var tailParts []*openapi3.Paths
 	var tailErr error
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		tailErr = tailPaths.UnmarshalYAML(&tail)
+		tailParts, tailErr = decodePaths(paths, paths.Content[cut:], indexed)
 	}()
-	var headPaths openapi3.Paths
+	var headParts []*openapi3.Paths
 	err := doc.UnmarshalYAML(&rest)
 	if err == nil {
-		err = headPaths.UnmarshalYAML(&head)
+		indexed()
+		clear(rest.Content)
+		clear(root.Content[:at])
+		clear(root.Content[at+2:])
+		headParts, err = decodePaths(paths, paths.Content[:cut], indexed)
 	}
 	wg.Wait()
-	if err != nil || tailErr != nil {
-		// Whichever part failed, the document decoded whole says so as
-		// kin-openapi does.
-		return doc.UnmarshalYAML(root)
+	if err != nil {
+		return err
 	}
-	joined := openapi3.NewPathsWithCapacity(headPaths.Len() + tailPaths.Len())
-	joined.Extensions = make(map[string]any, len(headPaths.Extensions)+len(tailPaths.Extensions))
-	for _, part := range []*openapi3.Paths{&headPaths, &tailPaths} {
+	if tailErr != nil {
+		return tailErr
+	}
+	parts := append(headParts, tailParts...)
+	size, extensions := 0, 0
+	for _, part := range parts {
+		size, extensions = size+part.Len(), extensions+len(part.Extensions)
+	}
+	joined := openapi3.NewPathsWithCapacity(size)
+	joined.Extensions = make(map[string]any, extensions)
+	for _, part := range parts {
 		maps.Copy(joined.Extensions, part.Extensions)
 		for path, item := range part.Map() {
 			joined.Set(path, item)
 		}
 	}
 	doc.Paths = joined
+	// The tree is garbage now. Collected at once, the heap's next goal is
+	// set without it, instead of at twice what the last collection saw
+	// with it, which the stages that follow would fill.
+	go runtime.GC()
 	return nil
+}
+
+// pathsAtOnce is how many path items decodePaths decodes before it lets
+// their nodes go.
+const pathsAtOnce = 32
+
+// decodePaths decodes the members of the paths mapping, a few path items
+// at a time, each as a Paths of its own (in order: a later path of the
+// same name wins), letting each one's nodes go once indexed returns.
+func decodePaths(paths *yaml.Node, members []*yaml.Node, indexed func()) ([]*openapi3.Paths, error) {
+	var parts []*openapi3.Paths
+	for len(members) > 0 {
+		n := min(len(members), 2*pathsAtOnce)
+		some := *paths
+		some.Content = members[:n]
+		part := &openapi3.Paths{}
+		if err := part.UnmarshalYAML(&some); err != nil {
+			return nil, err
+		}
+		parts = append(parts, part)
+		indexed()
+		clear(members[:n])
+		members = members[n:]
+	}
+	return parts, nil
 }
 
 // lastLine is the line of the last node in n.
