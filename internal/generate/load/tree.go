@@ -239,7 +239,7 @@ func holdSchemas(rest *yaml.Node) *yaml.Node {
 		return nil
 	}
 	schemas := onlyMember(components, "schemas")
-	if schemas == nil || len(schemas.Content) < 4*pathsAtOnce {
+	if schemas == nil || len(schemas.Content) < 4*atOnce {
 		return nil
 	}
 	names := make(map[string]bool, len(schemas.Content)/2)
@@ -296,7 +296,7 @@ func decodeSchemas(doc *openapi3.T, schemas *yaml.Node, indexed func()) error {
 	}
 	members := schemas.Content
 	for len(members) > 0 {
-		n := min(len(members), 2*pathsAtOnce)
+		n := min(len(members), 2*atOnce)
 		some := *schemas
 		some.Content = members[:n]
 		var part openapi3.Schemas
@@ -311,9 +311,9 @@ func decodeSchemas(doc *openapi3.T, schemas *yaml.Node, indexed func()) error {
 	return nil
 }
 
-// pathsAtOnce is how many path items decodePaths decodes before it lets
-// their nodes go.
-const pathsAtOnce = 32
+// atOnce is how many path items (decodePaths) or schemas (decodeSchemas)
+// are decoded before their nodes are let go.
+const atOnce = 32
 
 // decodePaths decodes the members of the paths mapping, a few path items
 // at a time, each as a Paths of its own (in order: a later path of the
@@ -321,7 +321,7 @@ const pathsAtOnce = 32
 func decodePaths(paths *yaml.Node, members []*yaml.Node, indexed func()) ([]*openapi3.Paths, error) {
 	var parts []*openapi3.Paths
 	for len(members) > 0 {
-		n := min(len(members), 2*pathsAtOnce)
+		n := min(len(members), 2*atOnce)
 		some := *paths
 		some.Content = members[:n]
 		part := &openapi3.Paths{}
