@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/tailormcp/tailor/internal/diag"
@@ -306,6 +307,21 @@ func (o *Output) Render() ([]File, error) {
 		importPath, _ = ImportPath(opts.OutDir)
 	}
 	return render.Render(o.Curated, render.Options{Package: opts.Package, Main: opts.Main, ImportPath: importPath, ToolVersion: opts.ToolVersion})
+}
+
+// ReleaseSpec lets go of what only the stages up to curation read, for a
+// caller that from here on renders and asks for Warnings only (tailor
+// generate): the loaded document (Spec.Doc is nil after it) and, with an
+// overlay, Raw. Stripe's document is 20 MiB of the heap that rendering
+// would otherwise carry; the collection started here sets the heap's next
+// goal without it, instead of letting rendering fill the heap up to twice
+// what was live with it.
+func (o *Output) ReleaseSpec() {
+	o.Spec.Release()
+	if o.Raw != o.Curated {
+		o.Raw = nil
+	}
+	go runtime.GC()
 }
 
 // ValidPackage reports whether name can be the package name of the

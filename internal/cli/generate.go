@@ -36,6 +36,7 @@ printed as file:line:col errors.`,
 			if err != nil {
 				return err
 			}
+			out.ReleaseSpec()
 			files, err := out.Render()
 			if err != nil {
 				return err

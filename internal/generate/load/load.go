@@ -271,6 +271,16 @@ func (s *Spec) ValidationWarnings() []diag.Diagnostic {
 	return ws
 }
 
+// Release lets go of the document and what was built over it for the
+// model stage (the places of its schemas), for a caller that from here on
+// asks only for warnings (Locate, Place, ValidationWarnings). Doc is nil
+// after it; a validation still running keeps the document until it is
+// done.
+func (s *Spec) Release() {
+	s.Doc = nil
+	s.places = schemaPlaces{}
+}
+
 // loadDoc loads the spec with kin-openapi, reading the root from data and
 // every other file through fetch, or from files where the repair pass
 // rewrote it. reads records what was read, for the validation cache.

@@ -126,10 +126,18 @@ func (l *locator) indexInBackground() {
 	go func() {
 		defer l.mu.Unlock()
 		l.index, l.tree = newPosIndex(tree), nil
+		tree = nil // the decode lets its parts go once this returns (decodeDoc)
 		if !looksLikeJSON(l.data) {
 			l.data = nil // a JSON spec's text is scanned for pointers, a YAML one's no more
 		}
 	}()
+}
+
+// waitIndexed returns once the index under way is made: the indexing
+// goroutine holds the lock until then.
+func (l *locator) waitIndexed() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 }
 
 // root is the spec's parsed text, or nil when it does not parse.

@@ -86,10 +86,11 @@ func cleanSchemas(ctx context.Context, doc *openapi3.T) bool {
 
 type viewer struct {
 	schemas openapi3.Schemas
-	// deep, when the components are known valid, holds the copies of
-	// inline schemas made so far: a reference to a component anywhere in
-	// an operation's schemas is then a stand-in, since whatever kin-openapi
-	// would find under it, it already did not.
+	// deep, when the components are known valid, holds each inline schema
+	// looked at so far as the view has it (a copy, or the schema itself
+	// when nothing under it changed): a reference to a component anywhere
+	// in an operation's schemas is then a stand-in, since whatever
+	// kin-openapi would find under it, it already did not.
 	deep map[*openapi3.Schema]*openapi3.Schema
 }
 
@@ -97,7 +98,9 @@ type viewer struct {
 // validated against all of a schema, what its references lead to
 // included: the examples beside it (valued), and a default or an example
 // in it (3.1 validates those). What such a value is checked against is
-// left whole.
+// left whole. A schema is copied only when something under it is a
+// stand-in; one without is validated as it is (stripe: most inline
+// schemas, and a copy of each was 11 MB beside the other stages).
 func (v *viewer) schema(ref *openapi3.SchemaRef, valued bool) *openapi3.SchemaRef {
 	if v.deep == nil || valued || ref == nil || ref.Value == nil {
 		return v.stub(ref)
@@ -105,54 +108,85 @@ func (v *viewer) schema(ref *openapi3.SchemaRef, valued bool) *openapi3.SchemaRe
 	if s := v.stub(ref); s != ref {
 		return s
 	}
-	if ref.Value.Default != nil || ref.Value.Example != nil {
+	orig := ref.Value
+	if orig.Default != nil || orig.Example != nil {
 		return ref
 	}
-	if cp, ok := v.deep[ref.Value]; ok {
+	if cp, ok := v.deep[orig]; ok {
+		if cp == orig {
+			return ref
+		}
 		out := *ref
 		out.Value = cp
 		return &out
 	}
-	cp := *ref.Value
-	v.deep[ref.Value] = &cp
-	one := func(r **openapi3.SchemaRef) { *r = v.schema(*r, false) }
-	list := func(rs *openapi3.SchemaRefs) {
-		if *rs != nil {
-			out := make(openapi3.SchemaRefs, len(*rs))
-			for i, r := range *rs {
-				out[i] = v.schema(r, false)
-			}
-			*rs = out
+	// While its parts are looked at, a cycle back to the schema reads it
+	// as it is.
+	v.deep[orig] = orig
+	var cp *openapi3.Schema
+	changed := func() *openapi3.Schema {
+		if cp == nil {
+			c := *orig
+			cp = &c
+		}
+		return cp
+	}
+	one := func(r *openapi3.SchemaRef, set func(*openapi3.Schema, *openapi3.SchemaRef)) {
+		if nr := v.schema(r, false); nr != r {
+			set(changed(), nr)
 		}
 	}
-	named := func(m *openapi3.Schemas) {
-		if *m != nil {
-			out := make(openapi3.Schemas, len(*m))
-			for k, r := range *m {
-				out[k] = v.schema(r, false)
+	list := func(rs openapi3.SchemaRefs, set func(*openapi3.Schema, openapi3.SchemaRefs)) {
+		var out openapi3.SchemaRefs
+		for i, r := range rs {
+			if nr := v.schema(r, false); nr != r {
+				if out == nil {
+					out = slices.Clone(rs)
+				}
+				out[i] = nr
 			}
-			*m = out
+		}
+		if out != nil {
+			set(changed(), out)
 		}
 	}
-	named(&cp.Properties)
-	named(&cp.PatternProperties)
-	named(&cp.DependentSchemas)
-	named(&cp.Defs)
-	list(&cp.AllOf)
-	list(&cp.AnyOf)
-	list(&cp.OneOf)
-	list(&cp.PrefixItems)
-	one(&cp.Items)
-	one(&cp.Not)
-	one(&cp.AdditionalProperties.Schema)
-	one(&cp.Contains)
-	one(&cp.PropertyNames)
-	one(&cp.If)
-	one(&cp.Then)
-	one(&cp.Else)
-	one(&cp.ContentSchema)
+	named := func(m openapi3.Schemas, set func(*openapi3.Schema, openapi3.Schemas)) {
+		var out openapi3.Schemas
+		for k, r := range m {
+			if nr := v.schema(r, false); nr != r {
+				if out == nil {
+					out = maps.Clone(m)
+				}
+				out[k] = nr
+			}
+		}
+		if out != nil {
+			set(changed(), out)
+		}
+	}
+	named(orig.Properties, func(s *openapi3.Schema, m openapi3.Schemas) { s.Properties = m })
+	named(orig.PatternProperties, func(s *openapi3.Schema, m openapi3.Schemas) { s.PatternProperties = m })
+	named(orig.DependentSchemas, func(s *openapi3.Schema, m openapi3.Schemas) { s.DependentSchemas = m })
+	named(orig.Defs, func(s *openapi3.Schema, m openapi3.Schemas) { s.Defs = m })
+	list(orig.AllOf, func(s *openapi3.Schema, rs openapi3.SchemaRefs) { s.AllOf = rs })
+	list(orig.AnyOf, func(s *openapi3.Schema, rs openapi3.SchemaRefs) { s.AnyOf = rs })
+	list(orig.OneOf, func(s *openapi3.Schema, rs openapi3.SchemaRefs) { s.OneOf = rs })
+	list(orig.PrefixItems, func(s *openapi3.Schema, rs openapi3.SchemaRefs) { s.PrefixItems = rs })
+	one(orig.Items, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.Items = r })
+	one(orig.Not, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.Not = r })
+	one(orig.AdditionalProperties.Schema, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.AdditionalProperties.Schema = r })
+	one(orig.Contains, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.Contains = r })
+	one(orig.PropertyNames, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.PropertyNames = r })
+	one(orig.If, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.If = r })
+	one(orig.Then, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.Then = r })
+	one(orig.Else, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.Else = r })
+	one(orig.ContentSchema, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.ContentSchema = r })
+	if cp == nil {
+		return ref
+	}
+	v.deep[orig] = cp
 	out := *ref
-	out.Value = &cp
+	out.Value = cp
 	return &out
 }
 
