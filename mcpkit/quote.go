@@ -204,23 +204,25 @@ func (c *Call) identity() string {
 	return fingerprint(c.contextParts())
 }
 
-// caller is whom a quote counts against for the per-caller bound: the
-// caller's identity when the server knows one (context values, or the
-// verified token's subject), else its MCP session. It is empty, and no
-// per-caller bound applies, when there is neither, as over stdio, where
-// the one session is the one caller.
-func (c *Call) caller() string {
+// owner is a new quote's identity and its caller, from one resolution of
+// the context values. The caller is whom the quote counts against for the
+// per-caller bound: the caller's identity when the server knows one
+// (context values, or the verified token's subject), else its MCP session.
+// It is empty, and no per-caller bound applies, when there is neither, as
+// over stdio, where the one session is the one caller.
+func (c *Call) owner() (identity, caller string) {
 	parts := c.contextParts()
+	identity = fingerprint(parts)
 	if c.token != nil && c.token.UserID != "" {
 		parts = append(parts, "\x01sub="+c.token.UserID)
 	}
-	if len(parts) > 0 {
-		return "identity:" + fingerprint(parts)
+	switch s := c.req.Session; {
+	case len(parts) > 0:
+		caller = "identity:" + fingerprint(parts)
+	case s != nil && s.ID() != "":
+		caller = "session:" + fingerprint([]string{s.ID()})
 	}
-	if s := c.req.Session; s != nil && s.ID() != "" {
-		return "session:" + fingerprint([]string{s.ID()})
-	}
-	return ""
+	return identity, caller
 }
 
 // contextParts are the context values the server can resolve for this

@@ -506,7 +506,8 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 	if c.kit.cfg.QuoteTTL > 0 {
 		ttl = c.kit.cfg.QuoteTTL
 	}
-	q := &Quote{ID: newQuoteID(), Tool: t.Name, Args: c.args, Body: body, Identity: c.identity(), Caller: c.caller(), Created: now, Expires: now.Add(ttl)}
+	identity, caller := c.owner()
+	q := &Quote{ID: newQuoteID(), Tool: t.Name, Args: c.args, Body: body, Identity: identity, Caller: caller, Created: now, Expires: now.Add(ttl)}
 	if err := c.kit.quotes.Save(c.ctx, q); err != nil {
 		return nil, err
 	}
