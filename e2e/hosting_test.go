@@ -364,6 +364,52 @@ func TestHostingDomain(t *testing.T) {
 	}
 }
 
+// TestHostingUsedQuotesLeaveRoom: quotes carried out do not take the room
+// of new ones: a server bounded to 2 open quotes carries out 6 in a row.
+// A replayed confirm of a recent one still hears "already carried out";
+// past --max-used-quotes the oldest is forgotten ("no quote"), and quotes
+// left open are still bounded.
+func TestHostingUsedQuotesLeaveRoom(t *testing.T) {
+	for _, sv := range hostingServers() {
+		t.Run(sv.kind, func(t *testing.T) {
+			api := newHostingAPI(t)
+			bin, pre := sv.command(t)
+			srv := testkit.StartStdioClient(t, bin, hostingEnv(api.URL()), (&approver{action: "accept"}).options(),
+				append(pre, "--max-quotes", "2", "--max-used-quotes", "3")...)
+			rd := &reader{}
+			var used []string
+			for i, plan := range []string{"medium", "small", "medium", "small", "medium", "small"} {
+				res := srv.Call(t, "quote_plan_change", map[string]any{"server_id": "srv_1", "plan": plan})
+				eq(t, fmt.Sprint("quote ", i, ": isError"), res.IsError, false)
+				q := quoteID(t, res)
+				res = srv.Call(t, "change_plan", map[string]any{"quote_id": q})
+				eq(t, fmt.Sprint("confirm ", i), strings.SplitN(rd.read(t, res), "\n", 2)[0],
+					fmt.Sprintf("web-1 now runs the %s plan (change chg_%d)%s", plan, i+1, map[string]string{"medium": "; charged 15.", "small": "; credited 15."}[plan]))
+				used = append(used, q)
+			}
+			eq(t, "changes made", len(api.changes), 6)
+			for _, q := range used[3:] {
+				res := srv.Call(t, "change_plan", map[string]any{"quote_id": q})
+				eq(t, "replay: isError", res.IsError, true)
+				contains(t, rd.read(t, res), "Quote "+q+" was already carried out", "Check the current state with a read-only tool")
+			}
+			res := srv.Call(t, "change_plan", map[string]any{"quote_id": used[0]})
+			eq(t, "replay of a forgotten quote: isError", res.IsError, true)
+			contains(t, rd.read(t, res), "There is no quote \""+used[0]+"\"", "Nothing was done")
+			eq(t, "changes made after the replays", len(api.changes), 6)
+
+			for i := range 2 {
+				res := srv.Call(t, "quote_plan_change", map[string]any{"server_id": "srv_2", "plan": "large"})
+				eq(t, fmt.Sprint("open quote ", i, ": isError"), res.IsError, false)
+			}
+			res = srv.Call(t, "quote_plan_change", map[string]any{"server_id": "srv_2", "plan": "large"})
+			eq(t, "third open quote: isError", res.IsError, true)
+			contains(t, rd.read(t, res), "holds as many open quotes as it may", "Nothing was changed")
+			rd.noShopWords(t)
+		})
+	}
+}
+
 // TestHostingWithoutElicitation: the approval refusal, in a client that
 // cannot ask the person, speaks of no particular business either.
 func TestHostingWithoutElicitation(t *testing.T) {

@@ -84,6 +84,7 @@ func (o *operations) apply(api API, cfg *Config, stderr io.Writer) (*opened, err
 		}
 		store := NewRedisQuoteStore(t.client, prefix)
 		store.MaxQuotes = cfg.MaxQuotes
+		store.MaxUsed = cfg.MaxUsedQuotes
 		store.MaxPerCaller = cfg.MaxQuotesPerCaller
 		cfg.Quotes, op.store = store, t
 	}

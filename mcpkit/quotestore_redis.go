@@ -23,11 +23,17 @@ import (
 //
 //	<prefix>:quote:<id>  a hash: the quote as JSON ("q"), its reservation
 //	                     ("by", "until" in Unix ms), when it was used
-//	                     ("used"), the run's progress as JSON ("progress");
-//	                     it expires natively (PEXPIREAT) Keep after the
-//	                     quote does, so a late confirm hears "expired".
-//	<prefix>:quotes      a sorted set of the quote ids by expiry (Unix ms):
-//	                     the live count that bounds the store.
+//	                     ("used"), the run's progress as JSON ("progress"),
+//	                     the record kept of it once used ("stub": the
+//	                     quote without its arguments and body, which
+//	                     replaces "q" then); it expires natively
+//	                     (PEXPIREAT) Keep after the quote does, so a late
+//	                     confirm hears "expired".
+//	<prefix>:quotes      a sorted set of the ids of quotes not used, by
+//	                     expiry (Unix ms): the count that bounds the store.
+//	<prefix>:used        a sorted set of the ids of used quotes, by the end
+//	                     of their keep time: the count of used quotes
+//	                     remembered.
 //	<prefix>:caller:<h>  a sorted set, by expiry, of the quotes of one
 //	                     caller (h: a hash of Quote.Caller) that may still
 //	                     be open, for the per-caller bound; it expires with
@@ -38,9 +44,12 @@ import (
 // expired quotes that hold no progress, oldest first, then refuses new
 // quotes with ErrQuoteStoreFull, all in the one script. Before that, a
 // caller holding MaxPerCaller open quotes is refused with
-// ErrCallerQuotesFull. Each Save does a bounded amount of that work. Redis's own maxmemory (with the noeviction
-// policy) bounds the bytes; a write Redis refuses for memory is
-// ErrQuoteStoreFull too.
+// ErrCallerQuotesFull. Consume moves the quote from the first count to
+// the used one, whose entries past MaxUsed are forgotten, closest to their
+// end first: used quotes never take the room of new ones, and a confirm
+// is never refused for room. Each Save and Consume does a bounded amount
+// of that work. Redis's own maxmemory (with the noeviction policy) bounds
+// the bytes; a write Redis refuses for memory is ErrQuoteStoreFull too.
 //
 // Times come from the callers (as with the memory store): the replicas'
 // clocks must agree to within a few seconds.
@@ -55,8 +64,11 @@ type RedisQuoteStore struct {
 	prefix string
 	// Keep is how long quotes are kept after they expire (default 1h).
 	Keep time.Duration
-	// MaxQuotes bounds the quotes kept (0: DefaultMaxQuotes).
+	// MaxQuotes bounds the quotes kept that are not used (0:
+	// DefaultMaxQuotes).
 	MaxQuotes int
+	// MaxUsed bounds the used quotes remembered (0: DefaultMaxUsedQuotes).
+	MaxUsed int
 	// MaxPerCaller bounds the open quotes of one Quote.Caller (0:
 	// DefaultMaxQuotesPerCaller; negative: no bound).
 	MaxPerCaller int
@@ -70,6 +82,7 @@ func NewRedisQuoteStore(client redis.UniversalClient, prefix string) *RedisQuote
 
 func (s *RedisQuoteStore) quoteKey(id string) string { return s.prefix + ":quote:" + id }
 func (s *RedisQuoteStore) indexKey() string          { return s.prefix + ":quotes" }
+func (s *RedisQuoteStore) usedKey() string           { return s.prefix + ":used" }
 
 // callerKey is the key of caller's open quotes: hashed, so that what a
 // caller is made of never shapes a key.
@@ -88,9 +101,9 @@ var scriptAnswers = map[string]error{
 	"caller_full":  ErrCallerQuotesFull,
 }
 
-// saveScript: KEYS quote, index, caller's quotes; ARGV id, quote JSON,
+// saveScript: KEYS quote, index, caller's quotes, used index; ARGV id, quote JSON,
 // now, expires, keep-until (Unix ms), the cap, the quote key's prefix, the
-// caller's bound (0: none).
+// caller's bound (0: none), the record kept once used (JSON).
 var saveScript = redis.NewScript(`
 local now, expires, cap = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[6])
 local keep = tonumber(ARGV[5]) - expires
@@ -119,6 +132,7 @@ for _, id in ipairs(gone) do
   redis.call('ZREM', KEYS[2], id)
 end
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= cap then
   -- Expired quotes are kept only for a kinder message; a run that stopped
   -- part-way is kept for its resumption.
@@ -134,7 +148,7 @@ if redis.call('ZCARD', KEYS[2]) >= cap then
   end
 end
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'q', ARGV[2])
+redis.call('HSET', KEYS[1], 'q', ARGV[2], 'stub', ARGV[9])
 redis.call('PEXPIREAT', KEYS[1], ARGV[5])
 redis.call('ZADD', KEYS[2], expires, ARGV[1])
 if percaller > 0 then
@@ -189,14 +203,36 @@ end
 return 'ok'
 `)
 
-// consumeScript: KEYS quote; ARGV token, used at (Unix ms).
+// consumeScript: KEYS quote, index, used index; ARGV token, used at (Unix
+// ms), id, Keep (ms), the bound of used quotes, the quote key's prefix.
 var consumeScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'not_found' end
-local f = redis.call('HMGET', KEYS[1], 'used', 'by')
+local f = redis.call('HMGET', KEYS[1], 'used', 'by', 'stub')
 if f[1] then return 'used' end
 if ARGV[1] == '' or f[2] ~= ARGV[1] then return 'not_reserved' end
 redis.call('HSET', KEYS[1], 'used', ARGV[2])
-redis.call('HDEL', KEYS[1], 'by', 'until')
+if f[3] then
+  redis.call('HSET', KEYS[1], 'q', f[3])
+end
+redis.call('HDEL', KEYS[1], 'by', 'until', 'progress', 'stub')
+-- From the count of quotes not used to the count of used ones, scored by
+-- the end of the key's life.
+local ends = tonumber(ARGV[2]) + redis.call('PTTL', KEYS[1])
+local expires = redis.call('ZSCORE', KEYS[2], ARGV[3])
+if expires then
+  ends = tonumber(expires) + tonumber(ARGV[4])
+end
+redis.call('ZREM', KEYS[2], ARGV[3])
+redis.call('ZADD', KEYS[3], ends, ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[2])
+local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[5])
+if over > 0 then
+  -- ZPOPMIN answers member, score, member, score, ...
+  local popped = redis.call('ZPOPMIN', KEYS[3], over)
+  for i = 1, #popped, 2 do
+    redis.call('DEL', ARGV[6] .. popped[i])
+  end
+end
 return 'ok'
 `)
 
@@ -230,6 +266,12 @@ func (s *RedisQuoteStore) Save(ctx context.Context, q *Quote) error {
 	if err != nil {
 		return err
 	}
+	record := usedRecord(&stored)
+	record.Used = false // the hash's "used" says so
+	stub, err := json.Marshal(&record)
+	if err != nil {
+		return err
+	}
 	limit := s.MaxQuotes
 	if limit <= 0 {
 		limit = DefaultMaxQuotes
@@ -242,8 +284,8 @@ func (s *RedisQuoteStore) Save(ctx context.Context, q *Quote) error {
 		perCaller = 0
 	}
 	keepUntil := q.Expires.Add(s.Keep)
-	return s.run(ctx, saveScript, []string{s.quoteKey(q.ID), s.indexKey(), s.callerKey(q.Caller)},
-		q.ID, data, q.Created.UnixMilli(), q.Expires.UnixMilli(), keepUntil.UnixMilli(), limit, s.quoteKey(""), perCaller)
+	return s.run(ctx, saveScript, []string{s.quoteKey(q.ID), s.indexKey(), s.callerKey(q.Caller), s.usedKey()},
+		q.ID, data, q.Created.UnixMilli(), q.Expires.UnixMilli(), keepUntil.UnixMilli(), limit, s.quoteKey(""), perCaller, stub)
 }
 
 func (s *RedisQuoteStore) Load(ctx context.Context, id string) (*Quote, error) {
@@ -311,7 +353,12 @@ func (s *RedisQuoteStore) Checkpoint(ctx context.Context, id, token string, prog
 }
 
 func (s *RedisQuoteStore) Consume(ctx context.Context, id, token string, at time.Time) error {
-	return s.run(ctx, consumeScript, []string{s.quoteKey(id)}, token, at.UnixMilli())
+	limit := s.MaxUsed
+	if limit <= 0 {
+		limit = DefaultMaxUsedQuotes
+	}
+	return s.run(ctx, consumeScript, []string{s.quoteKey(id), s.indexKey(), s.usedKey()},
+		token, at.UnixMilli(), id, s.Keep.Milliseconds(), limit, s.quoteKey(""))
 }
 
 func progressJSON(p *Progress) (string, error) {
@@ -322,9 +369,19 @@ func progressJSON(p *Progress) (string, error) {
 	return string(b), err
 }
 
-// Len is the number of quotes the index holds (tests and metrics).
+// Len is the number of quotes held that are not used (tests and
+// metrics): what MaxQuotes bounds.
 func (s *RedisQuoteStore) Len(ctx context.Context) (int, error) {
-	n, err := s.client.ZCard(ctx, s.indexKey()).Result()
+	return s.card(ctx, s.indexKey())
+}
+
+// UsedLen is the number of used quotes remembered: what MaxUsed bounds.
+func (s *RedisQuoteStore) UsedLen(ctx context.Context) (int, error) {
+	return s.card(ctx, s.usedKey())
+}
+
+func (s *RedisQuoteStore) card(ctx context.Context, key string) (int, error) {
+	n, err := s.client.ZCard(ctx, key).Result()
 	if err != nil {
 		return 0, redisError(err)
 	}

@@ -364,3 +364,99 @@ func testQuoteStorePerCaller(t *testing.T, k storeKind) {
 		t.Fatalf("at the bound after expiry: %v", err)
 	}
 }
+
+// TestQuoteStoreUsedQuotes: used quotes do not take the room of new ones
+// (a server confirming more than MaxQuotes quotes within one quote
+// lifetime keeps quoting); what is kept of a used quote still answers a
+// replay, and no more than MaxUsed of them are kept, the one closest to
+// its end forgotten first; a confirm is never refused for room.
+func TestQuoteStoreUsedQuotes(t *testing.T) { eachStore(t, testQuoteStoreUsedQuotes) }
+
+func testQuoteStoreUsedQuotes(t *testing.T, k storeKind) {
+	ctx := context.Background()
+	s := k.open(t, 3)
+	usedLen := func() int {
+		t.Helper()
+		switch s := s.(type) {
+		case *MemoryQuoteStore:
+			return s.UsedLen()
+		case *RedisQuoteStore:
+			n, err := s.UsedLen(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		panic("unknown store")
+	}
+	switch s := s.(type) {
+	case *MemoryQuoteStore:
+		s.MaxUsed = 4
+	case *RedisQuoteStore:
+		s.MaxUsed = 4
+	}
+	now := time.Now().Truncate(time.Millisecond)
+	use := func(id string, at time.Time) {
+		t.Helper()
+		if err := s.Reserve(ctx, id, Reservation{To: "run-" + id, Until: at.Add(time.Minute), Now: at}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Consume(ctx, id, "run-"+id, at); err != nil {
+			t.Fatalf("consume %s: %v", id, err)
+		}
+	}
+	// Ten rounds of three quotes, each quoted and confirmed within the
+	// same minute; lifetimes grow with the round, so the first rounds' are
+	// the closest to their end.
+	for round := range 10 {
+		for i := range 3 {
+			id := fmt.Sprintf("q_%d_%d", round, i)
+			q := &Quote{ID: id, Tool: "quote_x", Identity: "who", Caller: "c", Created: now,
+				Expires: now.Add(time.Duration(10+round) * time.Minute),
+				Args:    map[string]any{"items": []any{"a"}}, Body: map[string]any{"total": json.Number("7")}}
+			if err := s.Save(ctx, q); err != nil {
+				t.Fatalf("round %d: %s: %v (used quotes must not fill the store)", round, id, err)
+			}
+			use(id, now)
+		}
+		if n := k.count(t, s); n != 0 {
+			t.Fatalf("round %d: %d quotes not used, want 0", round, n)
+		}
+		if n := usedLen(); n > 4 {
+			t.Fatalf("round %d: %d used quotes kept, want at most 4", round, n)
+		}
+	}
+	// The last four used are kept, and a replay of them hears "used".
+	for id, round := range map[string]int{"q_8_2": 8, "q_9_0": 9, "q_9_1": 9, "q_9_2": 9} {
+		q, err := s.Load(ctx, id)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if !q.Used || !q.UsedAt.Equal(now) || q.Tool != "quote_x" || q.Identity != "who" || !q.Expires.Equal(now.Add(time.Duration(10+round)*time.Minute)) {
+			t.Fatalf("%s kept as %+v", id, q)
+		}
+		if q.Args != nil || q.Body != nil || q.Progress != nil {
+			t.Fatalf("%s keeps its values after use: %+v", id, q)
+		}
+		if err := s.Reserve(ctx, id, Reservation{To: "replay", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrQuoteUsed) {
+			t.Fatalf("replay of %s: %v, want ErrQuoteUsed", id, err)
+		}
+	}
+	if _, err := s.Load(ctx, "q_0_0"); !errors.Is(err, ErrQuoteNotFound) {
+		t.Fatalf("the used quote closest to its end is still kept: %v", err)
+	}
+	// Quotes not used are still bounded, used ones aside.
+	for i := range 3 {
+		saveQuote(t, s, fmt.Sprint("q_open", i), now, time.Hour)
+	}
+	if err := s.Save(ctx, &Quote{ID: "q_over", Created: now, Expires: now.Add(time.Hour)}); !errors.Is(err, ErrQuoteStoreFull) {
+		t.Fatalf("over the cap of quotes not used: %v", err)
+	}
+	// Used quotes past their keep time leave the count.
+	late := now.Add(3 * time.Hour)
+	saveQuote(t, s, "q_late", late, time.Hour)
+	use("q_late", late)
+	if n := usedLen(); n != 1 {
+		t.Fatalf("%d used quotes after the others' keep time, want 1", n)
+	}
+}

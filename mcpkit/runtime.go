@@ -130,9 +130,14 @@ type Config struct {
 	// QuoteTTL, when set, overrides every quote tool's validity; it must
 	// not be negative.
 	QuoteTTL time.Duration
-	// MaxQuotes bounds the default in-memory quote store (default
-	// DefaultMaxQuotes); at the bound new quotes are refused.
+	// MaxQuotes bounds the quotes not yet used in the default in-memory
+	// quote store (default DefaultMaxQuotes); at the bound new quotes are
+	// refused.
 	MaxQuotes int
+	// MaxUsedQuotes bounds the used quotes the default store remembers
+	// (default DefaultMaxUsedQuotes); beyond it the one closest to its
+	// end is forgotten.
+	MaxUsedQuotes int
 	// MaxQuotesPerCaller bounds the open quotes one caller holds in the
 	// default store (default DefaultMaxQuotesPerCaller; negative: no
 	// bound): beyond it that caller's new quotes are refused, and other
@@ -291,6 +296,7 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	if k.quotes == nil {
 		m := NewMemoryQuoteStore()
 		m.MaxQuotes = cfg.MaxQuotes
+		m.MaxUsed = cfg.MaxUsedQuotes
 		m.MaxPerCaller = cfg.MaxQuotesPerCaller
 		k.quotes = m
 	}

@@ -73,7 +73,8 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		timeout     = set.Duration("timeout", "TIMEOUT", 30*time.Second, "timeout of each backend request")
 		retries     = set.Int("retries", "RETRIES", 2, "retries of read-only calls after connection failures and 502/503/504")
 		quoteTTL    = set.Duration("quote-ttl", "QUOTE_TTL", 0, "override how long quotes stay valid (default: as the overlay says)")
-		maxQuotes   = set.Int("max-quotes", "MAX_QUOTES", DefaultMaxQuotes, "most quotes kept at once; beyond it new quotes are refused")
+		maxQuotes   = set.Int("max-quotes", "MAX_QUOTES", DefaultMaxQuotes, "most quotes not yet used kept at once; beyond it new quotes are refused")
+		maxUsed     = set.Int("max-used-quotes", "MAX_USED_QUOTES", DefaultMaxUsedQuotes, "most used quotes remembered, so that a replayed confirm hears \"already used\"; beyond it the one closest to its end is forgotten")
 		maxPerCall  = set.Int("max-quotes-per-caller", "MAX_QUOTES_PER_CALLER", DefaultMaxQuotesPerCaller, "most open quotes one caller (identity, else HTTP session) holds at once; beyond it that caller's new quotes are refused (-1: no bound)")
 		passThrough = set.Bool("pass-through-auth", "PASS_THROUGH_AUTH", "HTTP mode: forward the MCP request's Authorization header to the backend")
 		unverified  = set.Bool("allow-unverified-context", "ALLOW_UNVERIFIED_CONTEXT", "with bearer tokens verified, still let a request header or the environment fill a context value the token lacks")
@@ -128,6 +129,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		set.positive("quote-ttl", *quoteTTL, "15m")
 	}
 	set.atLeast("max-quotes", *maxQuotes, 1)
+	set.atLeast("max-used-quotes", *maxUsed, 1)
 	set.positive("session-timeout", *sessionIdle, "30m")
 	set.positive("http-read-timeout", *readTO, "30s")
 	set.positive("http-write-timeout", *writeTO, "15m")
@@ -141,7 +143,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr,
-		QuoteTTL: *quoteTTL, MaxQuotes: *maxQuotes, MaxQuotesPerCaller: *maxPerCall, AllowUnverifiedContext: *unverified, MaxResponseBytes: *maxResponse,
+		QuoteTTL: *quoteTTL, MaxQuotes: *maxQuotes, MaxUsedQuotes: *maxUsed, MaxQuotesPerCaller: *maxPerCall, AllowUnverifiedContext: *unverified, MaxResponseBytes: *maxResponse,
 		Selection: choice.selection(set)}
 	if key := env("APPROVAL_KEY"); key != "" {
 		cfg.ApprovalKey = []byte(key)
