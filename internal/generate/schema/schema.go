@@ -494,7 +494,18 @@ func fits(v any, types []string, enum []any) (bool, string) {
 			return true, ""
 		}
 	}
-	return false, fmt.Sprintf("it is a %s but the schema's type is %s", have, strings.Join(types, " or "))
+	return false, fmt.Sprintf("it is %s but the schema's type is %s", withArticle(have), strings.Join(types, " or "))
+}
+
+// withArticle is a JSON type's name after "a" or "an" (null stands alone).
+func withArticle(name string) string {
+	if name == "null" {
+		return name
+	}
+	if strings.IndexByte("aeiou", name[0]) >= 0 {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 func jsonType(v any) string {
