@@ -86,7 +86,12 @@ type Spec struct {
 	// unplaced is set when kin-openapi loaded the spec without origins
 	// (places.go): positions come from the locator, when asked.
 	unplaced bool
-	places   schemaPlaces
+	// swaggerPlaced is set when a Swagger 2.0 spec's converted document
+	// is placed in its text through the layout of the 2.0 one
+	// (swagger2_layout.go): kin-openapi keeps no origins through the
+	// conversion.
+	swaggerPlaced bool
+	places        schemaPlaces
 }
 
 // Load reads the description at path.
@@ -177,6 +182,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		}
 		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate)
 		spec.unplaced = kind != swagger2
+		spec.swaggerPlaced = kind == swagger2 && spec.locate.layout != nil
 	}
 	if split || err != nil || strayRefs(doc) {
 		fixed, rerr := repairSpec(path, data, location, kind == swagger2, version, fetch, opts.Strict)
@@ -187,7 +193,7 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		case fixed == nil && split:
 			doc, reads, err = loadDoc(kind, data, location, fetch, nil, true, nil)
 		case fixed != nil:
-			spec.unplaced = false
+			spec.unplaced, spec.swaggerPlaced = false, false
 			spec.Warnings = append(spec.Warnings, fixed.warnings...)
 			files := fixed.files
 			if fixed.shared != nil {
@@ -317,9 +323,13 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 			valid = l.json
 		}
 		var x *jsonIndex
-		doc, x, err = loadSwagger2(loader, data, location, valid)
-		if l != nil && files == nil && x != nil {
-			l.json = x // the spec's text as written
+		var layout *swagger2Layout
+		doc, x, layout, err = loadSwagger2(loader, data, location, valid)
+		if l != nil && files == nil {
+			if x != nil {
+				l.json = x // the spec's text as written
+			}
+			l.layout = layout
 		}
 	default:
 		doc, err = loader.LoadFromDataWithPath(data, location)
@@ -423,23 +433,27 @@ func strayContent(c openapi3.Content) bool {
 	return false
 }
 
-func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL, valid *jsonIndex) (doc *openapi3.T, x *jsonIndex, err error) {
+// loadSwagger2 decodes and converts a Swagger 2.0 spec; x is the index of
+// its JSON text, when it was JSON, and layout where the 2.0 document wrote
+// what the converted one holds.
+func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL, valid *jsonIndex) (doc *openapi3.T, x *jsonIndex, layout *swagger2Layout, err error) {
 	var doc2 openapi2.T
 	if x, err = unmarshalSwagger2(data, &doc2, valid); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	layout = newSwagger2Layout(&doc2) // before the converter changes doc2
 	// The converter and the ref resolver index into maps they assume are
 	// well formed; a malformed 2.0 file must be an error, not a crash.
 	defer func() {
 		if r := recover(); r != nil {
-			doc, x, err = nil, nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
+			doc, x, layout, err = nil, nil, nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
 		}
 	}()
 	doc, err = openapi2conv.ToV3WithLoader(&doc2, loader, location)
 	if err == nil {
 		requireFormBodies(doc)
 	}
-	return doc, x, err
+	return doc, x, layout, err
 }
 
 // requireFormBodies marks the request bodies that Swagger 2.0 formData

@@ -30,8 +30,11 @@ type locator struct {
 	path    string
 	data    []byte
 	swagger bool
-	fetch   *fetcher
-	loc     *url.URL
+	// layout points OpenAPI 3 pointers back into a Swagger 2.0 spec
+	// (swagger2_layout.go); nil when its decode did not give one.
+	layout *swagger2Layout
+	fetch  *fetcher
+	loc    *url.URL
 	// tree is the text as the loader parsed it (tree.go), nil when it did
 	// not, until it is indexed (posindex.go); data is then nil for YAML.
 	// indexing is set when the index is under way (read by the loading
@@ -99,20 +102,15 @@ func (l *locator) find(ptrs []string) map[string]diag.Pos {
 // spec as written.
 func (l *locator) tokens(ptr string) []string {
 	ptr = strings.TrimPrefix(ptr, "#")
-	if l.swagger {
-		for v3, v2 := range map[string]string{"/components/schemas/": "/definitions/", "/components/parameters/": "/parameters/",
-			"/components/responses/": "/responses/", "/components/securitySchemes/": "/securityDefinitions/"} {
-			if rest, ok := strings.CutPrefix(ptr, v3); ok {
-				ptr = v2 + rest
-			}
-		}
-	}
 	if ptr == "" || ptr == "/" {
 		return nil
 	}
 	toks := strings.Split(ptr[1:], "/")
 	for i, t := range toks {
 		toks[i] = unescapeToken(t)
+	}
+	if l.swagger {
+		toks = l.layout.rewrite(toks)
 	}
 	return toks
 }

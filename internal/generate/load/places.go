@@ -7,6 +7,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-openapi/jsonpointer"
+
+	"github.com/tailormcp/tailor/internal/diag"
 )
 
 // A spec in one file is loaded without kin-openapi's origins: recording a
@@ -26,9 +28,10 @@ func (s *Spec) Origins() bool { return !s.unplaced }
 // SchemaPlacer finds where the spec spells a keyword of a schema that has
 // no origin (a *openapi3.Schema, or the *openapi3.SchemaRef of a $ref
 // with siblings; keyword "" is the schema itself), or nil. It is nil when
-// the document has origins.
+// the document has origins, and for a Swagger 2.0 spec that needed repair
+// (its converted document is not the text's).
 func (s *Spec) SchemaPlacer() func(node any, keyword string) *openapi3.Location {
-	if !s.unplaced || s.Doc == nil {
+	if !s.unplaced && !s.swaggerPlaced || s.Doc == nil {
 		return nil
 	}
 	return s.schemaPlace
@@ -45,12 +48,18 @@ func (s *Spec) schemaPlace(node any, keyword string) *openapi3.Location {
 	if keyword != "" {
 		ptr += "/" + jsonpointer.Escape(keyword)
 	}
-	// The YAML walk, whatever the format: kin-openapi reads JSON as YAML,
-	// and its tree is parsed once for every later question.
-	want := map[string][]string{ptr: s.locate.tokens(ptr)}
-	s.locate.mu.Lock()
-	found := s.locate.walkYAML(want)
-	s.locate.mu.Unlock()
+	var found map[string]diag.Pos
+	if s.swaggerPlaced {
+		// As the 2.0 spec writes it (a JSON one in its index).
+		found = s.locate.find([]string{ptr})
+	} else {
+		// The YAML walk, whatever the format: kin-openapi reads JSON as
+		// YAML, and its tree is parsed once for every later question.
+		want := map[string][]string{ptr: s.locate.tokens(ptr)}
+		s.locate.mu.Lock()
+		found = s.locate.walkYAML(want)
+		s.locate.mu.Unlock()
+	}
 	p, ok := found[ptr]
 	if !ok {
 		return nil
