@@ -63,7 +63,11 @@ Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
 			if genErr != nil {
 				var de *diag.Errors
 				if errors.As(genErr, &de) {
-					fmt.Fprintln(stderr, "tailor check: the overlay and the spec no longer fit together; fix these, then run generate:")
+					if o.OverlayPath == "" {
+						fmt.Fprintln(stderr, "tailor check: the spec no longer generates; fix these, then run generate:")
+					} else {
+						fmt.Fprintln(stderr, "tailor check: the overlay and the spec no longer fit together; fix these, then run generate:")
+					}
 				}
 				return genErr
 			}

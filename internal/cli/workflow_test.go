@@ -111,6 +111,26 @@ func TestCheckRemovedOperation(t *testing.T) {
 	}
 }
 
+// TestCheckSpecBroken: a spec that no longer generates fails the check
+// with the spec's errors, introduced for what they are: without an
+// overlay, not as a misfit between overlay and spec.
+func TestCheckSpecBroken(t *testing.T) {
+	shopCopy(t)
+	args := []string{"check", "--spec", "openapi.yaml", "--out", "mcpserver", "--omit-version"}
+	edit(t, "openapi.yaml", "operationId: createRefund", "operationId: [createRefund]")
+	code, _, stderr := run(t, args...)
+	if code != ExitFailed {
+		t.Errorf("exit %d, want %d", code, ExitFailed)
+	}
+	if !strings.Contains(stderr, "tailor check: the spec no longer generates; fix these, then run generate:\nopenapi.yaml:") || strings.Contains(stderr, "overlay") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	code, _, stderr = run(t, checkArgs...)
+	if code != ExitFailed || !strings.Contains(stderr, "tailor check: the overlay and the spec no longer fit together; fix these, then run generate:\nopenapi.yaml:") {
+		t.Errorf("with the overlay: exit %d\n%s", code, stderr)
+	}
+}
+
 func TestCheckRenamedField(t *testing.T) {
 	shopCopy(t)
 	edit(t, "openapi.yaml", "        total: {type: integer, format: int64}\n", "        grand_total: {type: integer, format: int64}\n")
