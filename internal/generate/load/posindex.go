@@ -2,6 +2,7 @@ package load
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,4 +193,97 @@ func (x *posIndex) resolveFrom(cur int, toks []string, depth int) int {
 		cur = next
 	}
 	return cur
+}
+
+// indexBuilder makes the index of a tree given in pieces, as the tree the
+// pieces join to (joinMappings) would be indexed (newPosIndex), without
+// that tree ever being whole (stream.go). A piece's nodes are indexed as
+// they come; the mappings the pieces share (the document's, and those the
+// cuts are in: `paths`, `components` and `schemas`) collect their members
+// from each piece and are laid out when the last has come.
+type indexBuilder struct {
+	x    *posIndex
+	root *sharedMapping
+}
+
+// sharedMapping is a mapping whose members come from more than one piece.
+type sharedMapping struct{ members []sharedMember }
+
+// sharedMember is a member of a shared mapping: the index of its node
+// (key and position, and its value when that is in one piece), and the
+// shared mapping that is its value otherwise; ref is a "$ref" member's
+// scalar value.
+type sharedMember struct {
+	at     int
+	shared *sharedMapping
+	ref    string
+	isRef  bool
+}
+
+// newIndexBuilder starts an index with room for about size nodes.
+func newIndexBuilder(size int) *indexBuilder {
+	return &indexBuilder{x: &posIndex{nodes: make([]posNode, 1, 1+size)}, root: &sharedMapping{}}
+}
+
+// add indexes a piece's mapping (the document's, holding the keys of its
+// start chain, those of its end chain, and what lies between the two
+// cuts): the first member down the start chain continues the previous
+// piece's last, and the last down the end chain goes on in the next.
+func (b *indexBuilder) add(m *yaml.Node, start, end []string) {
+	b.x.nodes = slices.Grow(b.x.nodes, countMembers(m))
+	b.addMembers(b.root, m, 0, start, end, true, true)
+}
+
+func (b *indexBuilder) addMembers(s *sharedMapping, m *yaml.Node, depth int, start, end []string, onStart, onEnd bool) {
+	last := len(m.Content)/2 - 1
+	for j := 0; j <= last; j++ {
+		k, v := m.Content[2*j], m.Content[2*j+1]
+		continues := onStart && j == 0 && depth < len(start)
+		goesOn := onEnd && j == last && depth < len(end)
+		if continues {
+			b.addMembers(s.members[len(s.members)-1].shared, v, depth+1, start, end, true, goesOn)
+			continue
+		}
+		at := len(b.x.nodes)
+		b.x.nodes = append(b.x.nodes, posNode{key: k.Value, line: int32(k.Line), col: int32(k.Column)})
+		member := sharedMember{at: at}
+		if k.Value == "$ref" && v.Kind == yaml.ScalarNode {
+			member.ref, member.isRef = v.Value, true
+		}
+		if goesOn {
+			member.shared = &sharedMapping{}
+			s.members = append(s.members, member)
+			b.addMembers(member.shared, v, depth+1, start, end, false, true)
+			continue
+		}
+		b.x.fill(at, v)
+		s.members = append(s.members, member)
+	}
+}
+
+// index lays out the shared mappings and returns the index.
+func (b *indexBuilder) index() *posIndex {
+	b.layout(0, b.root)
+	return b.x
+}
+
+// layout makes nodes[i] the shared mapping s: its members copied after
+// the nodes there are, as fill lays out a mapping.
+func (b *indexBuilder) layout(i int, s *sharedMapping) {
+	first := len(b.x.nodes)
+	n := &b.x.nodes[i]
+	n.kind, n.first, n.n = yaml.MappingNode, int32(first), int32(len(s.members))
+	for _, m := range s.members {
+		if m.isRef && !n.hasRef {
+			n.ref, n.hasRef = m.ref, true
+		}
+	}
+	for _, m := range s.members {
+		b.x.nodes = append(b.x.nodes, b.x.nodes[m.at])
+	}
+	for j, m := range s.members {
+		if m.shared != nil {
+			b.layout(first+j, m.shared)
+		}
+	}
 }
