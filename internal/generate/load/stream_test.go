@@ -129,7 +129,7 @@ func TestStreamReadsAsTheWhole(t *testing.T) {
 // sameIndex compares node i of a with node j of b and what is under them.
 func sameIndex(a *posIndex, i int, b *posIndex, j int, at string) string {
 	x, y := a.nodes[i], b.nodes[j]
-	if x.key != y.key || x.line != y.line || x.col != y.col || x.kind != y.kind || x.n != y.n || x.hasRef != y.hasRef || x.ref != y.ref {
+	if x.key != y.key || x.line != y.line || x.col != y.col || x.kind != y.kind || x.n != y.n || a.refs[x.ref] != b.refs[y.ref] {
 		return fmt.Sprintf("%s: %+v, want %+v", at, x, y)
 	}
 	for k := range x.n {
