@@ -260,7 +260,11 @@ func (c *cutPoint) keys() []string {
 // above the cut, so that every node after it is where the whole text has
 // it.
 func (c *cutPoint) prefix(more int) []byte {
-	b := make([]byte, 0, c.lineNo+more)
+	size := c.lineNo - len(c.chain)
+	for _, l := range c.chain {
+		size += l.indent + len(l.text) + 1
+	}
+	b := make([]byte, 0, size+more)
 	for range c.lineNo - len(c.chain) {
 		b = append(b, '\n')
 	}
