@@ -22,8 +22,9 @@ import (
 // other components) is joined and decoded last, as decodeDoc decodes it.
 // Anything the pieces cannot be read as (a piece that does not parse or
 // join, a merge key, paths, components or schemas twice, a schema named
-// twice, a decode error) makes the loader read the text whole (tree.go),
-// which reads or refuses it as before.
+// twice) makes the loader read the text whole (tree.go), which reads or
+// refuses it as before; what kin-openapi refuses is refused as the whole
+// tree's decode refuses it.
 
 // pieceSize is about how much text a piece holds.
 const pieceSize = 256 << 10
@@ -165,7 +166,9 @@ func parsePieces(data []byte, pieces []piece, done <-chan struct{}) []chan *yaml
 // decodeStream decodes a spec cut in pieces (l.pieces) into a document and
 // resolves its $refs, as decodeTree does with the whole tree, and leaves
 // the locator its index. It returns errNotStreamed for anything the pieces
-// cannot be read as, or that kin-openapi refuses.
+// cannot be read as, and errTreeRefused, as decodeTree would, for what
+// kin-openapi's decode or $ref resolution refuses (the same methods on the
+// same nodes: reading the text whole would refuse it too).
 func decodeStream(loader *openapi3.Loader, l *locator, location *url.URL) (*openapi3.T, error) {
 	pieces := l.pieces
 	l.pieces = nil
@@ -205,7 +208,7 @@ func decodeStream(loader *openapi3.Loader, l *locator, location *url.URL) (*open
 			}
 			parts, err := decodePaths(paths, paths.Content, func() {})
 			if err != nil {
-				return nil, errNotStreamed
+				return nil, errTreeRefused
 			}
 			pathParts, pathsTaken = append(pathParts, parts...), true
 			paths.Content = nil
@@ -228,15 +231,17 @@ func decodeStream(loader *openapi3.Loader, l *locator, location *url.URL) (*open
 			names[k.Value] = true
 		}
 		if decodeSchemas(schemas, held, func() {}) != nil {
-			return nil, errNotStreamed
+			return nil, errTreeRefused
 		}
 		schemasTaken = true
 		held.Content = nil
 	}
 
+	l.index, l.indexing = build.index(), true
+	l.data = nil // a YAML spec's text is read for pointers no more
 	doc, err := loader.LoadFromDataWithPath([]byte("{}"), location) // as decodeTree does
 	if err != nil {
-		return nil, err
+		return nil, errTreeRefused
 	}
 	rest := *skeleton
 	if pathsTaken {
@@ -249,11 +254,11 @@ func decodeStream(loader *openapi3.Loader, l *locator, location *url.URL) (*open
 		}
 	}
 	if err := doc.UnmarshalYAML(&rest); err != nil {
-		return nil, errNotStreamed
+		return nil, errTreeRefused
 	}
 	if schemasTaken {
 		if doc.Components == nil || doc.Components.Schemas == nil {
-			return nil, errNotStreamed
+			return nil, errTreeRefused // not expected: the empty mapping decodes to a map
 		}
 		doc.Components.Schemas = schemas
 	}
@@ -261,10 +266,8 @@ func decodeStream(loader *openapi3.Loader, l *locator, location *url.URL) (*open
 		doc.Paths = joinPaths(pathParts)
 	}
 	if err := loader.ResolveRefsIn(doc, location); err != nil {
-		return nil, errNotStreamed
+		return nil, errTreeRefused
 	}
-	l.index, l.indexing = build.index(), true
-	l.data = nil // a YAML spec's text is read for pointers no more
 	// Collected now, the heap's next goal is set by the document, not by
 	// the pieces' garbage.
 	go runtime.GC()

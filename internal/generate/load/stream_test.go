@@ -198,3 +198,31 @@ func TestStreamLeavesToTheWholeRead(t *testing.T) {
 		})
 	}
 }
+
+// What kin-openapi refuses in a text read in pieces (a $ref to nothing)
+// is refused as the whole tree's decode refuses it, for the repair pass,
+// without reading the text again.
+func TestStreamRefusesAsTheTree(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n")
+	for i := 0; b.Len() < 3*pieceSize; i++ {
+		fmt.Fprintf(&b, "  /a%d:\n    get:\n      responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/S'}}}}}\n", i)
+	}
+	b.WriteString("components:\n  schemas:\n    T: {type: string}\n")
+	data := []byte(b.String())
+	location := &url.URL{Path: "/spec.yaml"}
+	if _, err := openapi3.NewLoader().LoadFromDataWithPath(data, location); err == nil {
+		t.Fatal("kin-openapi loads it; the case tests nothing")
+	}
+	pieces := cutPieces(data)
+	if len(pieces) < 3 {
+		t.Fatalf("%d pieces; the case tests nothing", len(pieces))
+	}
+	if _, err := decodeStream(openapi3.NewLoader(), &locator{data: data, pieces: pieces}, location); !errors.Is(err, errTreeRefused) {
+		t.Errorf("got %v, want the whole tree's refusal", err)
+	}
+	tree := parseTree(data)
+	if _, err := decodeTree(openapi3.NewLoader(), &locator{tree: tree}, location); err == nil {
+		t.Error("the whole tree's decode does not refuse it")
+	}
+}
