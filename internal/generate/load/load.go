@@ -177,10 +177,17 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 		// Without origins (places.go): they cost as much as the load itself,
 		// and only the few nodes a warning is about need a position.
 		// Parsed once, for kin-openapi's decode and for positions (tree.go).
+		// A large YAML one is read in pieces (stream.go), else whole.
 		if kind != swagger2 {
-			spec.locate.tree = parseTree(data)
+			if spec.locate.pieces = cutPieces(data); spec.locate.pieces == nil {
+				spec.locate.tree = parseTree(data)
+			}
 		}
 		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate)
+		if errors.Is(err, errNotStreamed) {
+			spec.locate.tree = parseTree(data)
+			doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate)
+		}
 		spec.unplaced = kind != swagger2
 		spec.swaggerPlaced = kind == swagger2 && spec.locate.layout != nil
 	}
@@ -223,7 +230,8 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	}
 	spec.Doc = doc
 	switch l := spec.locate; {
-	case !l.indexing && l.tree != nil:
+	case l.indexing:
+	case l.tree != nil:
 		l.indexInBackground()
 	case spec.unplaced && !looksLikeJSON(data):
 		// Without the loader's own tree, positions come from the locator's
@@ -313,6 +321,8 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 	var doc *openapi3.T
 	var err error
 	switch {
+	case l != nil && l.pieces != nil && kind != swagger2 && files == nil && !origins:
+		doc, err = decodeStream(loader, l, location)
 	case l != nil && l.tree != nil && kind != swagger2 && files == nil && !origins:
 		if doc, err = decodeTree(loader, l, location); err != nil {
 			return nil, reads, errTreeRefused

@@ -42,6 +42,9 @@ type locator struct {
 	tree     *yaml.Node
 	index    *posIndex
 	indexing bool
+	// pieces is a large YAML text cut to be read in pieces (stream.go),
+	// in place of tree; nil once read.
+	pieces []piece
 	// json is a JSON spec's index (jsonindex.go), from the Swagger 2.0
 	// decode or made when first asked.
 	json *jsonIndex

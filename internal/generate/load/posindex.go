@@ -2,6 +2,7 @@ package load
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,21 +19,28 @@ import (
 // to another file is not followed.
 type posIndex struct {
 	nodes []posNode // nodes[0] is the document's mapping
+	refs  []string  // the mappings' $refs; refs[0] is no $ref
 }
 
-// posNode is a mapping's member, or a list's element, and its value.
+// posNode is a mapping's member, or a list's element, and its value
+// (40 bytes: stripe's index has about 100,000).
 type posNode struct {
 	key       string // the member's key; "" for an element
-	ref       string // the value's $ref, when hasRef
 	line, col int32  // where the member's key is; an element's first key, or the element
 	first, n  int32  // the value's members or elements: nodes[first : first+n]
-	kind      yaml.Kind
-	hasRef    bool
+	ref       int32  // the value's $ref: refs[ref], when not 0
+	kind      uint8  // the value's yaml.Kind
+}
+
+// setRef gives node i the $ref ref.
+func (x *posIndex) setRef(i int, ref string) {
+	x.nodes[i].ref = int32(len(x.refs))
+	x.refs = append(x.refs, ref)
 }
 
 // newPosIndex indexes a document node.
 func newPosIndex(doc *yaml.Node) *posIndex {
-	x := &posIndex{nodes: make([]posNode, 1, 1+countMembers(doc.Content[0]))}
+	x := &posIndex{nodes: make([]posNode, 1, 1+countMembers(doc.Content[0])), refs: []string{""}}
 	x.fill(0, doc.Content[0])
 	return x
 }
@@ -59,7 +67,7 @@ func countMembers(n *yaml.Node) int {
 // fill describes n as the value of nodes[i], its members or elements
 // after the ones there are.
 func (x *posIndex) fill(i int, n *yaml.Node) {
-	x.nodes[i].kind = n.Kind
+	x.nodes[i].kind = uint8(n.Kind)
 	switch n.Kind {
 	case yaml.MappingNode:
 		first, count := len(x.nodes), len(n.Content)/2
@@ -69,8 +77,8 @@ func (x *posIndex) fill(i int, n *yaml.Node) {
 			k, v := n.Content[2*j], n.Content[2*j+1]
 			x.nodes[first+j].key = k.Value
 			x.nodes[first+j].line, x.nodes[first+j].col = int32(k.Line), int32(k.Column)
-			if k.Value == "$ref" && v.Kind == yaml.ScalarNode && !x.nodes[i].hasRef {
-				x.nodes[i].ref, x.nodes[i].hasRef = v.Value, true
+			if k.Value == "$ref" && v.Kind == yaml.ScalarNode && x.nodes[i].ref == 0 {
+				x.setRef(i, v.Value)
 			}
 		}
 		for j := range count {
@@ -120,10 +128,10 @@ func (x *posIndex) place(toks []string) int {
 	at, cur := -1, 0
 	for i, hops := 0, 0; i < len(toks) && hops < 32; {
 		next := -1
-		switch n := x.nodes[cur]; n.kind {
+		switch n := x.nodes[cur]; yaml.Kind(n.kind) {
 		case yaml.MappingNode:
-			if next = x.member(cur, toks[i]); next < 0 && n.hasRef {
-				target := x.resolve(n.ref, 0)
+			if next = x.member(cur, toks[i]); next < 0 && n.ref != 0 {
+				target := x.resolve(x.refs[n.ref], 0)
 				if target < 0 {
 					return at
 				}
@@ -174,10 +182,10 @@ func (x *posIndex) resolveFrom(cur int, toks []string, depth int) int {
 			tok = u
 		}
 		next := -1
-		switch n := x.nodes[cur]; n.kind {
+		switch n := x.nodes[cur]; yaml.Kind(n.kind) {
 		case yaml.MappingNode:
-			if next = x.member(cur, tok); next < 0 && n.hasRef {
-				via := x.resolve(n.ref, depth+1)
+			if next = x.member(cur, tok); next < 0 && n.ref != 0 {
+				via := x.resolve(x.refs[n.ref], depth+1)
 				if via < 0 {
 					return -1
 				}
@@ -192,4 +200,98 @@ func (x *posIndex) resolveFrom(cur int, toks []string, depth int) int {
 		cur = next
 	}
 	return cur
+}
+
+// indexBuilder makes the index of a tree given in pieces, as the tree the
+// pieces join to (joinMappings) would be indexed (newPosIndex), without
+// that tree ever being whole (stream.go). A piece's nodes are indexed as
+// they come; the mappings the pieces share (the document's, and those the
+// cuts are in: `paths`, `components` and `schemas`) collect their members
+// from each piece and are laid out when the last has come.
+type indexBuilder struct {
+	x    *posIndex
+	root *sharedMapping
+}
+
+// sharedMapping is a mapping whose members come from more than one piece.
+type sharedMapping struct{ members []sharedMember }
+
+// sharedMember is a member of a shared mapping: the index of its node
+// (key and position, and its value when that is in one piece), and the
+// shared mapping that is its value otherwise; ref is a "$ref" member's
+// scalar value.
+type sharedMember struct {
+	at     int
+	shared *sharedMapping
+	ref    string
+	isRef  bool
+}
+
+// newIndexBuilder starts an index with room for about size nodes.
+func newIndexBuilder(size int) *indexBuilder {
+	return &indexBuilder{x: &posIndex{nodes: make([]posNode, 1, 1+size), refs: []string{""}}, root: &sharedMapping{}}
+}
+
+// add indexes a piece's mapping (the document's, holding the keys of its
+// start chain, those of its end chain, and what lies between the two
+// cuts): the first member down the start chain continues the previous
+// piece's last, and the last down the end chain goes on in the next.
+func (b *indexBuilder) add(m *yaml.Node, start, end []string) {
+	b.x.nodes = slices.Grow(b.x.nodes, countMembers(m))
+	b.addMembers(b.root, m, 0, start, end, true, true)
+}
+
+func (b *indexBuilder) addMembers(s *sharedMapping, m *yaml.Node, depth int, start, end []string, onStart, onEnd bool) {
+	last := len(m.Content)/2 - 1
+	for j := 0; j <= last; j++ {
+		k, v := m.Content[2*j], m.Content[2*j+1]
+		continues := onStart && j == 0 && depth < len(start)
+		goesOn := onEnd && j == last && depth < len(end)
+		if continues {
+			b.addMembers(s.members[len(s.members)-1].shared, v, depth+1, start, end, true, goesOn)
+			continue
+		}
+		at := len(b.x.nodes)
+		b.x.nodes = append(b.x.nodes, posNode{key: k.Value, line: int32(k.Line), col: int32(k.Column)})
+		member := sharedMember{at: at}
+		if k.Value == "$ref" && v.Kind == yaml.ScalarNode {
+			member.ref, member.isRef = v.Value, true
+		}
+		if goesOn {
+			member.shared = &sharedMapping{}
+			s.members = append(s.members, member)
+			b.addMembers(member.shared, v, depth+1, start, end, false, true)
+			continue
+		}
+		b.x.fill(at, v)
+		s.members = append(s.members, member)
+	}
+}
+
+// index lays out the shared mappings and returns the index.
+func (b *indexBuilder) index() *posIndex {
+	b.layout(0, b.root)
+	return b.x
+}
+
+// layout makes nodes[i] the shared mapping s: its members copied after
+// the nodes there are, as fill lays out a mapping.
+func (b *indexBuilder) layout(i int, s *sharedMapping) {
+	first := len(b.x.nodes)
+	n := &b.x.nodes[i]
+	n.kind, n.first, n.n = uint8(yaml.MappingNode), int32(first), int32(len(s.members))
+	for _, m := range s.members {
+		if m.isRef {
+			b.x.setRef(i, m.ref)
+			break
+		}
+	}
+	for _, m := range s.members {
+		b.x.nodes = append(b.x.nodes, b.x.nodes[m.at])
+	}
+	for j, m := range s.members {
+		if m.shared != nil {
+			b.layout(first+j, m.shared)
+		}
+	}
 }

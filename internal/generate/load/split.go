@@ -146,19 +146,48 @@ func (l line) blank() bool { return len(l.text) == 0 || l.text[0] == '#' }
 // each alone on their line (`paths:`), searching on for a while when the
 // line there is not.
 func cutYAML(data []byte) *cut {
+	if !cuttableYAML(data) {
+		return nil
+	}
+	at := nextCut(data, len(data)/2)
+	if at == nil {
+		return nil
+	}
+	c := &cut{head: data[:at.start], chain: at.keys(), indent: at.indent}
+	c.tail = append(at.prefix(len(data)-at.start), data[at.start:]...)
+	return c
+}
+
+// cuttableYAML reports whether data is a large block-style YAML text of
+// one document, which cutPoints may cut.
+func cuttableYAML(data []byte) bool {
 	if len(data) < minSplit || looksLikeJSON(data) || bytes.HasPrefix(data, []byte("\ufeff")) ||
 		bytes.HasPrefix(data, []byte("%")) || bytes.Contains(data, []byte("\n---")) ||
 		bytes.Contains(data, []byte("\n...")) || bytes.Contains(data, []byte("\n%")) {
-		return nil // directives or more than one document
+		return false // directives or more than one document
 	}
 	if bytes.HasPrefix(data, []byte("---")) && !bytes.HasPrefix(data, []byte("---\n")) && !bytes.HasPrefix(data, []byte("---\r\n")) {
-		return nil // a document on the line of its marker
+		return false // a document on the line of its marker
 	}
-	off := bytes.IndexByte(data[len(data)/2:], '\n')
-	if off < 0 {
+	return true
+}
+
+// cutPoint is a place a YAML text can be cut: before the line at start,
+// a key of the mapping the chain of keys leads to.
+type cutPoint struct {
+	start, indent int    // the line's offset and the key's column (0-based)
+	lineNo        int    // the line's number, from 0
+	chain         []line // the keys of the enclosing mappings, innermost first
+}
+
+// nextCut finds the first line starting past off where data can be cut,
+// searching on for a while, or returns nil.
+func nextCut(data []byte, off int) *cutPoint {
+	next := bytes.IndexByte(data[off:], '\n')
+	if next < 0 {
 		return nil
 	}
-	off += len(data)/2 + 1
+	off += next + 1
 	for tries := 0; tries < 1000 && off < len(data); tries++ {
 		l := lineAt(data, off)
 		if c := cutAt(data, l); c != nil {
@@ -175,9 +204,9 @@ func cutYAML(data []byte) *cut {
 	return nil
 }
 
-// cutAt cuts data before l when l is a key whose enclosing mappings'
-// keys are each alone on their line, or returns nil.
-func cutAt(data []byte, l line) *cut {
+// cutAt is the cut before l when l is a key whose enclosing mappings'
+// keys are each alone on their line, or nil.
+func cutAt(data []byte, l line) *cutPoint {
 	if l.blank() || !isKeyLine(l.text) {
 		return nil
 	}
@@ -213,20 +242,38 @@ func cutAt(data []byte, l line) *cut {
 	if lineNo < len(chain) {
 		return nil
 	}
-	c := &cut{head: data[:l.start], indent: l.indent}
-	tail := make([]byte, 0, len(data)-l.start+lineNo)
-	for range lineNo - len(chain) {
-		tail = append(tail, '\n')
+	return &cutPoint{start: l.start, indent: l.indent, lineNo: lineNo, chain: chain}
+}
+
+// keys are the keys of the chain, outermost first.
+func (c *cutPoint) keys() []string {
+	keys := make([]string, 0, len(c.chain))
+	for i := len(c.chain) - 1; i >= 0; i-- {
+		key, _ := aloneKey(c.chain[i].text)
+		keys = append(keys, key)
 	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		key, _ := aloneKey(chain[i].text)
-		c.chain = append(c.chain, key)
-		tail = append(tail, bytes.Repeat([]byte{' '}, chain[i].indent)...)
-		tail = append(tail, chain[i].text...)
-		tail = append(tail, '\n')
+	return keys
+}
+
+// prefix is what a text starting at the cut begins with, room for more
+// bytes after it: empty lines but for the chain's keys on the lines just
+// above the cut, so that every node after it is where the whole text has
+// it.
+func (c *cutPoint) prefix(more int) []byte {
+	size := c.lineNo - len(c.chain)
+	for _, l := range c.chain {
+		size += l.indent + len(l.text) + 1
 	}
-	c.tail = append(tail, data[l.start:]...)
-	return c
+	b := make([]byte, 0, size+more)
+	for range c.lineNo - len(c.chain) {
+		b = append(b, '\n')
+	}
+	for i := len(c.chain) - 1; i >= 0; i-- {
+		b = append(b, bytes.Repeat([]byte{' '}, c.chain[i].indent)...)
+		b = append(b, c.chain[i].text...)
+		b = append(b, '\n')
+	}
+	return b
 }
 
 // isKeyLine reports whether a line's text (past its indentation) reads as

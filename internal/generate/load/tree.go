@@ -192,7 +192,11 @@ func decodeDoc(doc *openapi3.T, root *yaml.Node, indexed func()) error {
 		clear(root.Content[:at])
 		clear(root.Content[at+2:])
 		if schemas != nil {
-			err = decodeSchemas(doc, schemas, indexed)
+			if doc.Components == nil || doc.Components.Schemas == nil {
+				err = errors.New("the component schemas did not decode to a map") // not expected: the empty mapping does
+			} else {
+				err = decodeSchemas(doc.Components.Schemas, schemas, indexed)
+			}
 		}
 	}
 	if err == nil {
@@ -205,20 +209,7 @@ func decodeDoc(doc *openapi3.T, root *yaml.Node, indexed func()) error {
 	if tailErr != nil {
 		return tailErr
 	}
-	parts := append(headParts, tailParts...)
-	size, extensions := 0, 0
-	for _, part := range parts {
-		size, extensions = size+part.Len(), extensions+len(part.Extensions)
-	}
-	joined := openapi3.NewPathsWithCapacity(size)
-	joined.Extensions = make(map[string]any, extensions)
-	for _, part := range parts {
-		maps.Copy(joined.Extensions, part.Extensions)
-		for path, item := range part.Map() {
-			joined.Set(path, item)
-		}
-	}
-	doc.Paths = joined
+	doc.Paths = joinPaths(append(headParts, tailParts...))
 	// The tree is garbage now. Collected at once, the heap's next goal is
 	// set without it, instead of at twice what the last collection saw
 	// with it, which the stages that follow would fill.
@@ -287,13 +278,28 @@ func onlyMember(m *yaml.Node, key string) *yaml.Node {
 	return found
 }
 
-// decodeSchemas decodes the component schemas holdSchemas took, a few at
-// a time, into the document's (empty) map of them, letting each one's
-// nodes go once indexed returns.
-func decodeSchemas(doc *openapi3.T, schemas *yaml.Node, indexed func()) error {
-	if doc.Components == nil || doc.Components.Schemas == nil {
-		return errors.New("the component schemas did not decode to a map") // not expected: the empty mapping does
+// joinPaths joins paths decoded in parts, in order (a later path of the
+// same name wins).
+func joinPaths(parts []*openapi3.Paths) *openapi3.Paths {
+	size, extensions := 0, 0
+	for _, part := range parts {
+		size, extensions = size+part.Len(), extensions+len(part.Extensions)
 	}
+	joined := openapi3.NewPathsWithCapacity(size)
+	joined.Extensions = make(map[string]any, extensions)
+	for _, part := range parts {
+		maps.Copy(joined.Extensions, part.Extensions)
+		for path, item := range part.Map() {
+			joined.Set(path, item)
+		}
+	}
+	return joined
+}
+
+// decodeSchemas decodes the members of a mapping of component schemas
+// (those holdSchemas took), a few at a time, into the map into, letting
+// each one's nodes go once indexed returns.
+func decodeSchemas(into openapi3.Schemas, schemas *yaml.Node, indexed func()) error {
 	members := schemas.Content
 	for len(members) > 0 {
 		n := min(len(members), 2*atOnce)
@@ -303,7 +309,7 @@ func decodeSchemas(doc *openapi3.T, schemas *yaml.Node, indexed func()) error {
 		if err := some.Decode(&part); err != nil {
 			return err
 		}
-		maps.Copy(doc.Components.Schemas, part)
+		maps.Copy(into, part)
 		indexed()
 		clear(members[:n])
 		members = members[n:]
