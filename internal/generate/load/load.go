@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-openapi/jsonpointer"
 
@@ -307,6 +308,9 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 	if b, ok := files[locKey(location)]; ok {
 		data = b
 	}
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = true
+	loader.IncludeOrigin = origins
 	reads := &readLog{}
 	read := func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		if b, ok := files[locKey(u)]; ok {
@@ -314,14 +318,7 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 		}
 		return fetch.read(u)
 	}
-	newLoader := func() *openapi3.Loader {
-		loader := openapi3.NewLoader()
-		loader.IsExternalRefsAllowed = true
-		loader.IncludeOrigin = origins
-		loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(read))
-		return loader
-	}
-	loader := newLoader()
+	loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(read))
 	var doc *openapi3.T
 	var err error
 	switch {
@@ -334,15 +331,8 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 		if l != nil && files == nil {
 			valid = l.json
 		}
-		// A spec in one file reads no file while converted: it may be
-		// converted on both cores, the second loader made as the first
-		// (convertSwagger2).
-		var another func() *openapi3.Loader
-		if l != nil && files == nil {
-			another = newLoader
-		}
 		var x *jsonIndex
-		doc, x, err = loadSwagger2(loader, another, data, location, valid)
+		doc, x, err = loadSwagger2(loader, data, location, valid)
 		if l != nil && files == nil && x != nil {
 			l.json = x // the spec's text as written
 		}
@@ -448,7 +438,7 @@ func strayContent(c openapi3.Content) bool {
 	return false
 }
 
-func loadSwagger2(loader *openapi3.Loader, another func() *openapi3.Loader, data []byte, location *url.URL, valid *jsonIndex) (doc *openapi3.T, x *jsonIndex, err error) {
+func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL, valid *jsonIndex) (doc *openapi3.T, x *jsonIndex, err error) {
 	var doc2 openapi2.T
 	if x, err = unmarshalSwagger2(data, &doc2, valid); err != nil {
 		return nil, nil, err
@@ -460,7 +450,7 @@ func loadSwagger2(loader *openapi3.Loader, another func() *openapi3.Loader, data
 			doc, x, err = nil, nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
 		}
 	}()
-	doc, err = convertSwagger2(&doc2, loader, another, location)
+	doc, err = openapi2conv.ToV3WithLoader(&doc2, loader, location)
 	if err == nil {
 		requireFormBodies(doc)
 	}
