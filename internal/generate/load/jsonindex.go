@@ -18,6 +18,7 @@ import (
 type jsonIndex struct {
 	data  []byte
 	nodes []jsonNode // nodes[0] is the document's value; the rest in document order
+	depth int        // the most containers open at once
 }
 
 // jsonNode is a value of the text: the document, a member of an object or
@@ -78,6 +79,7 @@ func newJSONIndex(data []byte) *jsonIndex {
 		if t.Delim == '{' || t.Delim == '[' {
 			node.kind = byte(t.Delim)
 			stack = append(stack, open{node: i})
+			x.depth = max(x.depth, len(stack))
 		}
 		x.nodes = append(x.nodes, node)
 	}

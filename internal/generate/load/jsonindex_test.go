@@ -131,3 +131,47 @@ func TestJSONIndexPlacesAsWritten(t *testing.T) {
 		t.Fatal("the text's lines changed")
 	}
 }
+
+// validJSON accepts exactly what encoding/json's Valid accepts, for the
+// texts it is asked about (those the index reads): grammar, strings
+// (escapes, control characters, invalid UTF-8), numbers, literals,
+// white space, and nesting up to encoding/json's limit and past it. The
+// fuzz target searches for more (go test -fuzz FuzzValidJSON).
+func TestValidJSONAsEncodingJSON(t *testing.T) {
+	for _, text := range validJSONSeeds() {
+		checkValidJSON(t, []byte(text))
+	}
+}
+
+func FuzzValidJSON(f *testing.F) {
+	for _, text := range validJSONSeeds() {
+		f.Add([]byte(text))
+	}
+	f.Fuzz(checkValidJSON)
+}
+
+func validJSONSeeds() []string {
+	seeds := []string{
+		`{}`, `[]`, ` {"a" : [1, -2.5e+3, true, false, null, "x"]} `, "{\"a\":1}\n", `{"a":1,}`, `{"a" 1}`,
+		`{"a":1 "b":2}`, `[1,]`, `[,1]`, `{,}`, `{"a":}`, `{:1}`, `{1:1}`, `{'a':1}`, `{"a":1}}`, `{"a":1} x`,
+		`"\u00e9\n\t\"\\\/\b\f\r"`, `"\u12"`, `"\x41"`, `"\uD800"`, `"a` + "\x01" + `"`, "\"a\x7f\"", "\"\xff\xfe\"",
+		"\"\xe2\x82\"", `01`, `-`, `-0`, `1.`, `.5`, `1e`, `1e+`, `+1`, `1E5`, `0.0e-0`, `1_000`, `0x1`, `NaN`,
+		`tru`, `True`, `nul`, `nulll`, "\ufeff{}", "\x00", "{}\x00", "\v{}", "\f[]", "\u00a0{}", ``, ` `, `"`,
+		`{"a":{"b":[{"c":[[]]}]}}`, `[` + `"` + strings.Repeat("é", 40) + `"]`,
+	}
+	for _, depth := range []int{maxJSONDepth, maxJSONDepth + 1} {
+		seeds = append(seeds, strings.Repeat("[", depth)+strings.Repeat("]", depth))
+		seeds = append(seeds, strings.Repeat(`{"a":`, depth)+"1"+strings.Repeat("}", depth))
+	}
+	return seeds
+}
+
+func checkValidJSON(t *testing.T, text []byte) {
+	x := newJSONIndex(text)
+	if x == nil {
+		return // never asked: the index refuses it first
+	}
+	if got, want := validJSON(text, x), json.Valid(text); got != want {
+		t.Errorf("validJSON(%q) = %v, encoding/json says %v", text, got, want)
+	}
+}

@@ -110,8 +110,12 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 		loaded.add(sha256Hex(data) + " patched by " + opts.ActionsFile)
 		return loadPatched(path, data, opts)
 	}
-	loaded.add(sha256Hex(data))
-	return loadText(path, data, opts)
+	sum := digest(data)
+	defer func() {
+		s := sum()
+		loaded.add(hex.EncodeToString(s[:]))
+	}()
+	return loadText(path, data, opts, sum)
 }
 
 // loaded lists the documents this process loaded, for the test that each
@@ -143,10 +147,20 @@ func sha256Hex(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// loadText reads a description from its text.
-func loadText(path string, data []byte, opts Options) (*Spec, error) {
-	sum := sha256.Sum256(data)
-	spec := &Spec{Path: path, SHA256: hex.EncodeToString(sum[:])}
+// digest hashes data on another core, beside what the load does first (a
+// large spec takes milliseconds), and returns what waits for the sum.
+func digest(data []byte) func() [sha256.Size]byte {
+	ch := make(chan [sha256.Size]byte, 1)
+	go func() { ch <- sha256.Sum256(data) }()
+	return sync.OnceValue(func() [sha256.Size]byte { return <-ch })
+}
+
+// loadText reads a description from its text; sum is its digest, or nil.
+func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]byte) (*Spec, error) {
+	if sum == nil {
+		sum = digest(data)
+	}
+	spec := &Spec{Path: path}
 
 	kind, version, index, err := sniff(path, data)
 	if err != nil {
@@ -169,7 +183,8 @@ func loadText(path string, data []byte, opts Options) (*Spec, error) {
 	// arranged, shared.go) before kin-openapi reads it; a spec in one file
 	// only when kin-openapi refuses it or leaves a $ref it does not follow,
 	// so that a large spec kin-openapi reads as it is is parsed once.
-	cacheSum := sum
+	cacheSum := sum()
+	spec.SHA256 = hex.EncodeToString(cacheSum[:])
 	var doc *openapi3.T
 	var reads *readLog
 	split := hasExternalRefs(data)

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"cmp"
 	"net/url"
 	"slices"
@@ -247,7 +248,9 @@ func (l *locator) findJSON(x *jsonIndex, want map[string][]string) map[string]di
 }
 
 // lineCursor turns increasing byte offsets into lines and columns (in
-// runes, as YAML's marks count them), in one pass over the text.
+// runes, as YAML's marks count them), in one pass over the text: the
+// lines are counted a line break at a time (a break is never part of a
+// longer rune), the runes only on the last line.
 type lineCursor struct {
 	data      []byte
 	off       int
@@ -255,6 +258,13 @@ type lineCursor struct {
 }
 
 func (c *lineCursor) at(file string, off int) diag.Pos {
+	if end := min(off, len(c.data)); c.off < end {
+		if nl := bytes.LastIndexByte(c.data[c.off:end], '\n'); nl >= 0 {
+			c.line += bytes.Count(c.data[c.off:c.off+nl], []byte{'\n'}) + 1
+			c.col = 1
+			c.off += nl + 1
+		}
+	}
 	for c.off < off && c.off < len(c.data) {
 		r, size := utf8.DecodeRune(c.data[c.off:])
 		if r == '\n' {

@@ -253,23 +253,26 @@ func annotations(method string) ir.Annotations {
 }
 
 // parameters merges path-level and operation-level parameters; the
-// operation's win for the same name and location.
+// operation's win for the same name and location. An operation has a
+// handful: they are looked up in a list, not a map made per operation.
 func parameters(item *openapi3.PathItem, op *openapi3.Operation) []*openapi3.Parameter {
 	var out []*openapi3.Parameter
-	index := map[string]int{}
+	var ins []string // each one's location in lower case
 	add := func(ps openapi3.Parameters) {
+	next:
 		for _, r := range ps {
 			if r == nil || r.Value == nil {
 				continue
 			}
 			p := r.Value
-			key := strings.ToLower(p.In) + "\x00" + p.Name
-			if i, ok := index[key]; ok {
-				out[i] = p
-				continue
+			in := strings.ToLower(p.In)
+			for i, q := range out {
+				if ins[i] == in && q.Name == p.Name {
+					out[i] = p
+					continue next
+				}
 			}
-			index[key] = len(out)
-			out = append(out, p)
+			out, ins = append(out, p), append(ins, in)
 		}
 	}
 	add(item.Parameters)

@@ -136,10 +136,26 @@ func commonWords(names []string) map[string]bool {
 
 var unsafeArg = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
+// safeArg reports whether unsafeArg matches nothing in name.
+func safeArg(name string) bool {
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '.', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // ArgName makes a parameter name usable as an inputSchema property name
 // (several clients require ^[a-zA-Z0-9_.-]{1,64}$): "expand[]" → "expand".
 func ArgName(name string) string {
-	a := strings.Trim(unsafeArg.ReplaceAllString(name, "_"), "_")
+	a := name
+	if !safeArg(name) { // nearly every name is: the expression is slow beside the check
+		a = unsafeArg.ReplaceAllString(name, "_")
+	}
+	a = strings.Trim(a, "_")
 	if a == "" {
 		a = "arg"
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -33,5 +34,36 @@ func TestShortenKeepsTheTail(t *testing.T) {
 	}
 	if n := shorten("list_pets", MaxToolName, common); n != "list_pets" {
 		t.Errorf("a short name changed: %q", n)
+	}
+}
+
+// ArgName skips the expression for a name it would leave alone: the same
+// names come out as through the expression, for ASCII, other scripts and
+// invalid UTF-8.
+func TestArgNameAsExpression(t *testing.T) {
+	viaExpression := func(name string) string {
+		a := strings.Trim(unsafeArg.ReplaceAllString(name, "_"), "_")
+		if a == "" {
+			a = "arg"
+		}
+		if len(a) > MaxToolName {
+			a = shorten(a, MaxToolName, nil)
+		}
+		return a
+	}
+	pieces := []string{"a", "Z", "0", "_", ".", "-", "[", "]", " ", "/", "é", "名", "\xff", "$", "~", "\x00"}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	names := []string{"", "_", "id", "expand[]", "X-Request-Id", "__a__", "a.b-c_d", strings.Repeat("long_", 20)}
+	for range 20000 {
+		var b strings.Builder
+		for range rnd.IntN(12) {
+			b.WriteString(pieces[rnd.IntN(len(pieces))])
+		}
+		names = append(names, b.String())
+	}
+	for _, name := range names {
+		if got, want := ArgName(name), viaExpression(name); got != want {
+			t.Fatalf("ArgName(%q) = %q, want %q", name, got, want)
+		}
 	}
 }
