@@ -214,9 +214,9 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		}
 		return h(c), nil
 	}
-	e.handler = func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		onWarmStack(func() { res, err = handle(ctx, req) })
-		return res, err
+	e.handler = func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		growCallStack()
+		return handle(ctx, req)
 	}
 	s.AddTool(def, e.handler)
 	// go-sdk keeps def: it lists the generated schemas from now on.
