@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // events records, in one order, the lines written to stdout and to the
@@ -46,46 +50,17 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // Over stdio a call's audit record is written after its result, off the
 // path the client waits on (afterReply), and none is lost: every call
 // (a success, a backend error, refused arguments) has exactly one record,
-// written after its own result and before the next request is read, with
-// the call's own time in "ms"; the records of calls still queued when
-// stdin ends are written when the session closes.
+// written after its own result, in the order of the calls, with the
+// call's own time in "ms"; the records of calls still queued when stdin
+// ends are written when the session closes. (The client may read a result
+// and send its next call before the record is out: the record follows
+// the result, it does not hold the next call back.)
 func TestStdioAuditAfterResult(t *testing.T) {
 	var ev events
 	s, k := auditServer(t, ev.writer("log ", nil))
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- s.Run(context.Background(), stdioTransport(inR, ev.writer("out ", outW), k)) }()
-	out := bufio.NewReader(outR)
-	exchange := func(line string) string {
-		t.Helper()
-		if _, err := io.WriteString(inW, line+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		answer, err := out.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		return answer
-	}
-	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
-		t.Fatal(err)
-	}
 	args := []string{"ok1", "missing", "bad", "toolongvalue", "ok2"}
-	for i, id := range args {
-		a := exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_thing","arguments":{"id":%q}}}`, 10+i, id))
-		if !strings.Contains(a, fmt.Sprintf(`"id":%d`, 10+i)) {
-			t.Fatalf("call %d answered %s", 10+i, a)
-		}
-	}
-	inW.Close()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the session did not end with stdin")
-	}
-	lines := ev.snapshot()
+	lines := stdioCalls(t, s, k, &ev, args)
+	last := -1
 	for i, id := range args {
 		result, record := -1, -1
 		for j, l := range lines {
@@ -112,14 +87,90 @@ func TestStdioAuditAfterResult(t *testing.T) {
 		if record < result {
 			t.Errorf("call %s: its audit record came before its result:\n%s", id, strings.Join(lines, "\n"))
 		}
-		// Written with the result, not with the next call's: the next
-		// request has not been answered yet.
-		if i+1 < len(args) {
-			for _, l := range lines[result+1 : record] {
-				if strings.HasPrefix(l, "out ") {
-					t.Errorf("call %s: its audit record came after a later answer:\n%s", id, strings.Join(lines, "\n"))
-				}
-			}
+		if record < last {
+			t.Errorf("call %s: its audit record came before an earlier call's:\n%s", id, strings.Join(lines, "\n"))
+		}
+		last = record
+	}
+}
+
+// stdioCalls serves s over stdio, calls get_thing once for each id, one
+// after another, ends stdin, and returns the lines written to stdout and
+// to the log, in order (ev records them).
+func stdioCalls(t *testing.T, s *mcp.Server, k *Runtime, ev *events, ids []string) []string {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(context.Background(), stdioTransport(inR, ev.writer("out ", outW), k)) }()
+	out := bufio.NewReader(outR)
+	exchange := func(line string) string {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		answer, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer
+	}
+	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		a := exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_thing","arguments":{"id":%q}}}`, 10+i, id))
+		if !strings.Contains(a, fmt.Sprintf(`"id":%d`, 10+i)) {
+			t.Fatalf("call %d answered %s", 10+i, a)
+		}
+	}
+	inW.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end with stdin")
+	}
+	return ev.snapshot()
+}
+
+// The warning that an answer did not fit the tool's output schema is, like
+// the audit line, written after the call's result over stdio, once per
+// call, before the call's audit line.
+func TestStdioMisfitLoggedAfterResult(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"count":"not a number","name":"x"}`)
+	}))
+	defer backend.Close()
+	var ev events
+	tool := &Tool{Name: "get_thing", InputSchema: `{"type":"object"}`,
+		OutputSchema: `{"type":"object","properties":{"count":{"type":"integer"},"name":{"type":"string"}}}`}
+	s, k, err := NewServer(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: backend.URL, Log: ev.writer("log ", nil), Getenv: func(string) string { return "" }},
+		func(s *mcp.Server, k *Runtime) {
+			k.AddTool(s, tool, func(c *Call) *mcp.CallToolResult { return c.Do(c.Request(http.MethodGet, "/thing")) })
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := stdioCalls(t, s, k, &ev, []string{"a", "b", "c"})
+	var results, misfits, audits []int
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "out ") && strings.Contains(l, `"structuredContent":{"name":"x"}`):
+			results = append(results, i)
+		case strings.Contains(l, "does not match the tool's output schema"):
+			misfits = append(misfits, i)
+		case strings.Contains(l, `"msg":"audit"`):
+			audits = append(audits, i)
+		}
+	}
+	if len(results) != 3 || len(misfits) != 3 || len(audits) != 3 {
+		t.Fatalf("%d results, %d warnings, %d audit lines, want 3 each:\n%s", len(results), len(misfits), len(audits), strings.Join(lines, "\n"))
+	}
+	for i := range results {
+		if !(results[i] < misfits[i] && misfits[i] < audits[i]) {
+			t.Errorf("call %d: result at %d, warning at %d, audit line at %d; want them in that order:\n%s", i, results[i], misfits[i], audits[i], strings.Join(lines, "\n"))
 		}
 	}
 }
