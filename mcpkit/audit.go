@@ -110,13 +110,28 @@ const (
 	auditLine   = 8 << 10 // bytes of the whole line
 )
 
+// callEnd is what a call's audit record takes from the moment its handler
+// returned: the record may be written later (afterReply).
+type callEnd struct {
+	elapsed              time.Duration
+	outcome, interrupted string
+}
+
+// ended notes how long the call took and how it ended, for its record.
+func (c *Call) ended(res *mcp.CallToolResult, start time.Time) callEnd {
+	e := callEnd{elapsed: time.Since(start)}
+	e.outcome, e.interrupted = c.outcome(res)
+	return e
+}
+
 // writeAudit writes the call's audit record, with secrets redacted and
 // values summarised (long strings and lists cut, deep values elided).
-func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) {
+func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time, ended callEnd) {
 	rec := auditRecord{
 		Time: start.UTC().Format(time.RFC3339Nano), Msg: "audit", Tool: c.tool.Name, Session: c.sessionID(), RequestID: c.requestID, Args: summarize(anyMap(c.args), 0),
 		Identity: c.contextValues(), Approval: c.audit.Approval, Ignored: c.audit.Ignored, Steps: c.audit.Steps,
-		Created: c.audit.Created, Failed: c.audit.Failed, Messages: c.audit.Said, Invalid: c.audit.Invalid, Millis: time.Since(start).Milliseconds(),
+		Created: c.audit.Created, Failed: c.audit.Failed, Messages: c.audit.Said, Invalid: c.audit.Invalid, Millis: ended.elapsed.Milliseconds(),
+		Outcome: ended.outcome, Interrupted: ended.interrupted,
 	}
 	if c.audit.Rule > 0 {
 		rule := c.audit.Rule - 1
@@ -129,7 +144,6 @@ func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time) 
 	if q := c.audit.Quote; q != nil {
 		rec.Quote = &auditQuote{ID: q.ID, Tool: q.Tool, Values: summarize(q.Body, 0), Expires: q.Expires.UTC().Format(time.RFC3339)}
 	}
-	rec.Outcome, rec.Interrupted = c.outcome(res)
 	if res != nil && len(res.InputRequests) == 0 && res.IsError {
 		rec.Message = truncate(textOf(res), 500)
 	}

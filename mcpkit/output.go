@@ -110,8 +110,14 @@ func (k *Runtime) conform(t *Tool, res *mcp.CallToolResult, red *redactor) {
 		sc = map[string]any{}
 	}
 	res.StructuredContent = sc
-	k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)",
-		"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; ")))
+	// Logged once the result is out, as the audit line is (afterReply):
+	// an API whose answers drifted from its description would otherwise
+	// make every call wait for this line.
+	problem := red.String(strings.Join(dedupeStrings(problems), "; "))
+	k.afterReply.do(func() {
+		k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)",
+			"tool", t.Name, "problems", problem)
+	})
 }
 
 // leafProblems describes the innermost failures of a validation error and

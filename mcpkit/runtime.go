@@ -193,6 +193,11 @@ type Runtime struct {
 	// stdioSession names the one session a stdio server serves, in the
 	// audit log (see Call.sessionID).
 	stdioSession string
+	// afterReply defers each call's audit record until the connection
+	// has written its result (stdio); nil: written before the result.
+	afterReply *afterReply
+	// deadlines cuts backend requests off at cfg.Timeout (deadline.go).
+	deadlines requestDeadlines
 	// tools are the registered tools in order, byName by name, meta the
 	// dynamic meta-tools (selection.go, dynamic.go).
 	tools  []*entry

@@ -1,39 +1,39 @@
 package mcpkit
 
 import (
-	"sync"
 	"testing"
+	"unsafe"
 )
 
-// TestOnWarmStack: f runs to its end before onWarmStack returns, calls at
-// once each get a worker, and a panic reaches the caller as it was.
-func TestOnWarmStack(t *testing.T) {
-	var wg sync.WaitGroup
-	want := recurse(200)
-	results := make([]int, 200)
-	for i := range results {
-		wg.Add(1)
+// TestGrowCallStack: once growCallStack has run, a goroutine can go as
+// deep as a tool call does without its stack being copied again (a copy
+// moves every variable on it), and without it the same depth does copy
+// it (so the test can tell).
+func TestGrowCallStack(t *testing.T) {
+	moved := func(grow bool) bool {
+		done := make(chan bool)
 		go func() {
-			defer wg.Done()
-			onWarmStack(func() { results[i] = recurse(200) + i })
+			if grow {
+				growCallStack()
+			}
+			var here byte
+			before := uintptr(unsafe.Pointer(&here))
+			recurse(200) // ~20 KiB of frames
+			done <- uintptr(unsafe.Pointer(&here)) != before
 		}()
+		return <-done
 	}
-	wg.Wait()
-	for i, r := range results {
-		if r != want+i {
-			t.Fatalf("call %d: got %d, want %d", i, r, want+i)
-		}
+	if moved(true) {
+		t.Error("the stack was copied after growCallStack")
 	}
-	defer func() {
-		if p := recover(); p != "boom" {
-			t.Fatalf("recovered %v, want the handler's panic", p)
-		}
-	}()
-	onWarmStack(func() { panic("boom") })
-	t.Fatal("onWarmStack returned after a panic")
+	if !moved(false) {
+		t.Error("a goroutine's stack was not copied without growCallStack: the test shows nothing")
+	}
 }
 
 // recurse recurses n frames, as a call's deep stack does.
+//
+//go:noinline
 func recurse(n int) int {
 	var pad [64]byte
 	pad[n%64] = 1

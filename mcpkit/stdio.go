@@ -35,10 +35,11 @@ const (
 // then as a message) and crossed one more goroutine on its way in.
 func stdioTransport(in io.Reader, out io.Writer, k *Runtime) mcp.Transport {
 	k.stdioSession = randomToken(6)
+	k.afterReply = &afterReply{}
 	w := &frameWriter{w: out}
 	return &stdioStreams{
 		in: bufio.NewReaderSize(in, 64<<10), w: w,
-		filter: &frameFilter{reply: w.reply, log: k.log, kit: k},
+		filter: &frameFilter{reply: w.reply, log: k.log, kit: k}, after: k.afterReply,
 	}
 }
 
@@ -46,10 +47,11 @@ type stdioStreams struct {
 	in     *bufio.Reader
 	w      *frameWriter
 	filter *frameFilter
+	after  *afterReply
 }
 
 func (t *stdioStreams) Connect(context.Context) (mcp.Connection, error) {
-	c := &stdioConn{in: t.in, w: t.w, filter: t.filter,
+	c := &stdioConn{in: t.in, w: t.w, filter: t.filter, after: t.after,
 		want: make(chan struct{}), incoming: make(chan frameRead), closed: make(chan struct{})}
 	go c.readLoop()
 	return c, nil
@@ -70,6 +72,9 @@ type stdioConn struct {
 	in     *bufio.Reader
 	w      *frameWriter
 	filter *frameFilter
+	// after runs, once a message is written, what waited for it (the
+	// audit records of calls whose results are out).
+	after *afterReply
 	// want asks the reader for the next frame; incoming is its answer.
 	want     chan struct{}
 	incoming chan frameRead
@@ -183,6 +188,7 @@ func (c *stdioConn) addBatch(msgs []jsonrpc.Message) {
 }
 
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	defer c.after.run()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -237,6 +243,7 @@ func (c *stdioConn) Close() error {
 	c.close.Do(func() {
 		close(c.closed)
 		err = c.w.Close()
+		c.after.close()
 	})
 	return err
 }

@@ -159,7 +159,6 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 	handle := func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		ctx, running := k.ops.calls.begin(ctx, t.Name, start)
-		defer k.ops.calls.end(running) // after the audit record below
 		var span trace.Span
 		if k.tel != nil {
 			ctx, span = k.tel.startCall(ctx, req, recorded)
@@ -177,16 +176,26 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 					c.audit.said("internal_error")
 				}
 			}
+			var ended callEnd
 			if c != nil {
 				// Everything the client receives and the audit log records
 				// passes here: secrets redacted, sizes bounded, and
 				// structuredContent fitted to the output schema.
 				res = c.finish(res)
-				k.writeAudit(c, res, start)
+				ended = c.ended(res, start)
 			}
 			if span != nil {
 				k.tel.record(span, c, res, recorded, time.Since(start))
 			}
+			// The call is over once its record is written (a shutdown
+			// waits for that); over stdio, after its result (afterReply).
+			final := res
+			k.afterReply.do(func() {
+				if c != nil {
+					k.writeAudit(c, final, start, ended)
+				}
+				k.ops.calls.end(running)
+			})
 		}()
 		var bad *mcp.CallToolResult
 		c, bad = k.newCall(ctx, req, t)
@@ -205,9 +214,9 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		}
 		return h(c), nil
 	}
-	e.handler = func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		onWarmStack(func() { res, err = handle(ctx, req) })
-		return res, err
+	e.handler = func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		growCallStack()
+		return handle(ctx, req)
 	}
 	s.AddTool(def, e.handler)
 	// go-sdk keeps def: it lists the generated schemas from now on.
