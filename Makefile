@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: all build demo demo-petstore test test-short golden generate check-examples inspector vet bench corpus-report fuzz
+.PHONY: all build demo demo-petstore test test-short golden generate check-examples inspector vet bench corpus-report fuzz fmtcheck
 
 all: build test
 
@@ -28,10 +28,15 @@ demo-petstore:
 inspector:
 	bash scripts/install-inspector.sh
 
-test: inspector
+test: inspector fmtcheck
 	$(GO) vet ./...
 	TAILOR_REQUIRE_INSPECTOR=1 $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) fuzz
+
+# Every Go file in the repository as gofmt writes it.
+fmtcheck:
+	@files=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$files" ]; then echo "not formatted by gofmt (run gofmt -w):"; echo "$$files"; exit 1; fi
 
 # Each fuzz target briefly beyond its seeds (which every go test runs);
 # a failing input is saved under testdata/fuzz and becomes a seed.

@@ -239,7 +239,8 @@ func decodeStream(loader *openapi3.Loader, l *locator, location *url.URL) (*open
 
 	l.index, l.indexing = build.index(), true
 	l.data = nil // a YAML spec's text is read for pointers no more
-	doc, err := loader.LoadFromDataWithPath([]byte("{}"), location) // as decodeTree does
+	// As decodeTree does:
+	doc, err := loader.LoadFromDataWithPath([]byte("{}"), location)
 	if err != nil {
 		return nil, errTreeRefused
 	}

@@ -164,11 +164,11 @@ func TestStreamLeavesToTheWholeRead(t *testing.T) {
 	n := 3 * pieceSize / 1000
 	head := "openapi: 3.0.0\ninfo: {title: t, version: '1'}\n"
 	for name, text := range map[string]string{
-		"paths twice":       head + "paths:\n" + paths(0, n) + "x-a: 1\npaths:\n" + paths(n, 2*n),
-		"components twice":  head + "components:\n  schemas:\n" + schemas(0, n) + "x-a: 1\ncomponents:\n  schemas:\n" + schemas(n, 2*n) + "paths: {}\n",
-		"a schema twice":    head + "components:\n  schemas:\n" + schemas(0, n) + schemas(0, 1) + schemas(n, 2*n) + "paths: {}\n",
-		"a merge key":       head + "paths:\n" + paths(0, n) + "  <<: {}\n" + paths(n, 2*n),
-		"a piece not YAML":  head + "paths:\n" + paths(0, n) + "  /x: [\n" + paths(n, 2*n),
+		"paths twice":      head + "paths:\n" + paths(0, n) + "x-a: 1\npaths:\n" + paths(n, 2*n),
+		"components twice": head + "components:\n  schemas:\n" + schemas(0, n) + "x-a: 1\ncomponents:\n  schemas:\n" + schemas(n, 2*n) + "paths: {}\n",
+		"a schema twice":   head + "components:\n  schemas:\n" + schemas(0, n) + schemas(0, 1) + schemas(n, 2*n) + "paths: {}\n",
+		"a merge key":      head + "paths:\n" + paths(0, n) + "  <<: {}\n" + paths(n, 2*n),
+		"a piece not YAML": head + "paths:\n" + paths(0, n) + "  /x: [\n" + paths(n, 2*n),
 	} {
 		t.Run(name, func(t *testing.T) {
 			data := []byte(text)
