@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
-)
 
-var serverName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	"github.com/tailormcp/tailor/internal/generate/model"
+)
 
 func newMCPConfigCmd() *cobra.Command {
 	var name, command, url string
@@ -36,7 +35,7 @@ from another directory; a bare name (petstore) is looked up in PATH by the clien
 			if err := required("mcp-config", [2]string{"--name", name}); err != nil {
 				return err
 			}
-			if !serverName.MatchString(name) {
+			if !model.ValidToolName(name) { // a server name follows the tool names' rule
 				return &exitError{code: ExitUsage, err: fmt.Errorf("tailor mcp-config: --name %q must be 1 to 64 of a-z A-Z 0-9 _ -", name)}
 			}
 			if (command == "") == (url == "") {

@@ -253,7 +253,7 @@ func describeOp(t *ir.Tool) string {
 }
 
 // validName applies the raw tools' naming rules to a curated name.
-func validName(name string) bool { return model.ValidToolName.MatchString(name) }
+func validName(name string) bool { return model.ValidToolName(name) }
 
 // checkScopes warns about an overlay scope the spec's OAuth flows do not
 // declare: most likely a typo, and no token carries it, so the tool would

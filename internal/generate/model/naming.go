@@ -12,8 +12,15 @@ import (
 // 128 characters but several clients cap tool names at 64.
 const MaxToolName = 64
 
-// ValidToolName is the pattern every emitted tool name matches.
-var ValidToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// ValidToolName reports whether name is a tool name tailor may emit: 1 to
+// MaxToolName of a-z A-Z 0-9 _ -. (The length is checked apart from the
+// characters: as a bounded repetition it compiled into 64 copies of the
+// class at every start of tailor.)
+func ValidToolName(name string) bool {
+	return len(name) <= MaxToolName && toolNameChars.MatchString(name)
+}
+
+var toolNameChars = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
 // SnakeCase turns an operationId or a method+path into snake_case using only
 // [a-z0-9_]: "findPetsByTag" → "find_pets_by_tag", "find pet by id" →

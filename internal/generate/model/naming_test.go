@@ -13,7 +13,7 @@ func TestShortenKeepsTheTail(t *testing.T) {
 	common := commonWords([]string{base + "archive", base + "create", "get_crm_v3_objects_2026_09_beta_usage"})
 	a, b := shorten(base+"archive", MaxToolName, common), shorten(base+"create", MaxToolName, common)
 	for _, n := range []string{a, b} {
-		if len(n) > MaxToolName || !ValidToolName.MatchString(n) || !strings.HasPrefix(n, "post_") {
+		if len(n) > MaxToolName || !ValidToolName(n) || !strings.HasPrefix(n, "post_") {
 			t.Errorf("%q: not a valid name starting with the verb", n)
 		}
 	}

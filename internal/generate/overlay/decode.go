@@ -168,10 +168,31 @@ func (d *decoder) texts(n *yaml.Node, what string) []Text {
 	return out
 }
 
-var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// namePattern is a name's characters and its longest length, checked
+// apart: a bounded repetition ({1,64}) compiles into as many copies of its
+// class, a quarter of a megabyte and a millisecond at every start of
+// tailor.
+type namePattern struct {
+	chars *regexp.Regexp // the whole name, one or more characters
+	max   int            // bytes
+}
+
+func (p namePattern) MatchString(s string) bool { return len(s) <= p.max && p.chars.MatchString(s) }
+
+// String is the pattern as one expression, as messages show it:
+// `^[a-z]+$` of at most 64 is `^[a-z]{1,64}$`.
+func (p namePattern) String() string {
+	expr := p.chars.String()
+	if rest, ok := strings.CutSuffix(expr, "+$"); ok {
+		return fmt.Sprintf("%s{1,%d}$", rest, p.max)
+	}
+	return expr
+}
+
+var toolName = namePattern{regexp.MustCompile(`^[a-zA-Z0-9_-]+$`), 64}
 
 // toolsetName is a toolset's name: a word of a comma-separated flag value.
-var toolsetName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var toolsetName = toolName
 
 // nameProblem says what is wrong with a name toolName rejects.
 func nameProblem(name string) string {
@@ -192,9 +213,9 @@ func nameProblem(name string) string {
 	return "it contains " + strings.Join(bad, ", ") + "; use only a-z A-Z 0-9 _ -"
 }
 
-var argName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
+var argName = namePattern{regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`), 64}
 
-var stepName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,39}$`)
+var stepName = namePattern{regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`), 40}
 
 var statusPattern = regexp.MustCompile(`^[1-5]([0-9]{2}|XX)$`)
 

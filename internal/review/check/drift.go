@@ -75,9 +75,14 @@ func unified(a, b []byte, from, to string) string {
 }
 
 var (
-	sourceLine = regexp.MustCompile(`^// Source: (.*) \(sha256:([0-9a-f]{64})\)$`)
-	inputsLine = regexp.MustCompile(`^// Source with \$refs: ([0-9]+) files \(sha256:([0-9a-f]{64})\)$`)
+	// The hashes' length is checked apart (isSHA256): as a bounded
+	// repetition it compiled into 64 copies of the class at every start.
+	sourceLine = regexp.MustCompile(`^// Source: (.*) \(sha256:([0-9a-f]+)\)$`)
+	inputsLine = regexp.MustCompile(`^// Source with \$refs: ([0-9]+) files \(sha256:([0-9a-f]+)\)$`)
 )
+
+// isSHA256 reports whether hex, made of hex digits, is a SHA-256 sum.
+func isSHA256(hex string) bool { return len(hex) == 64 }
 
 // Recorded is what a generated header records of the spec.
 type Recorded struct {
@@ -100,10 +105,10 @@ func Header(path string) (Recorded, error) {
 	var h Recorded
 	sc := bufio.NewScanner(f)
 	for i := 0; i < 10 && sc.Scan(); i++ {
-		if m := sourceLine.FindStringSubmatch(sc.Text()); m != nil {
+		if m := sourceLine.FindStringSubmatch(sc.Text()); m != nil && isSHA256(m[2]) {
 			h.Spec, h.SHA256 = m[1], m[2]
 		}
-		if m := inputsLine.FindStringSubmatch(sc.Text()); m != nil {
+		if m := inputsLine.FindStringSubmatch(sc.Text()); m != nil && isSHA256(m[2]) {
 			h.Files, _ = strconv.Atoi(m[1])
 			h.Inputs = m[2]
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -120,24 +121,30 @@ type poisonPattern struct {
 	what string
 }
 
-// english patterns run on the Latin-folded text.
-var english = []poisonPattern{
-	{regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override|bypass)\b[^.]{0,20}\b(previous|prior|above|earlier|preceding|all|any|other|system|your)\b[^.]{0,20}\b(instructions?|prompts?|messages?|rules|guidelines|directives?)`), "tells the model to ignore its instructions"},
-	{regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|admin|hidden)\s*>|<\|\s*(im_start|start_header_id)\s*\|>\s*(system|assistant|developer)|<<\s*/?\s*sys\s*>>`), "carries a pseudo-tag addressed to the model"},
-	{regexp.MustCompile(`(?i)\[\s*(system|admin|administrator|developer|assistant|operator|important)\s*(message|note|notice|prompt)?\s*\]|(^|[.!?] |#+ ?)(system|assistant|developer) ?(message|prompt|note)? ?: `), "speaks as the system or the assistant"},
-	{regexp.MustCompile(`(?i)\bnew (system )?(policy|policies|instructions?|directives?|rules?)\b ?[:\-—]|\b(from now on|starting now|henceforth),? (you|the (assistant|model|ai)) (must|will|should|are)\b|\byou are now (in|a|an|the)\b`), "announces new instructions for the model"},
-	{regexp.MustCompile(`(?i)\b(read|open|cat|load|attach|upload|send|include|access)\b[^.]{0,60}(~/\.|/etc/(passwd|shadow|hosts)|\.ssh\b|id_rsa|id_ed25519|\.env\b|\.aws/|\.netrc|\.npmrc|\.git-credentials|mcp\.json|claude_desktop_config)`), "asks to read local files"},
-	{regexp.MustCompile(`(?i)\b(send|forward|upload|post|email|exfiltrate|leak|share|pass|include)\b[^.]{0,60}\b(secrets?|passwords?|credentials|private keys?|ssh keys?|tokens?|api[ _-]?keys?|conversation|chat history|system prompt)\b[^.]{0,40}\b(to|into) (https?://|[\w.+-]+@[\w-]+\.|the (sidenote|notes?|comment|url|address|following))`), "asks to send secrets somewhere"},
-	{regexp.MustCompile(`(?i)\b(do not|don't|never)\s+(tell|inform|mention|reveal|show|alert|notify|let)\b[^.]{0,30}\buser\b|\bwithout (telling|informing|asking|notifying|alerting) the user\b`), "asks to hide something from the user"},
-	{regexp.MustCompile(`(?i)\b(reveal|print|output|repeat|leak)\b[^.]{0,30}\b(system prompt|your instructions|the instructions above)\b`), "asks for the system prompt"},
-}
+// english patterns run on the Latin-folded text. The patterns are
+// compiled when first used (tailor lint and init): at package
+// initialisation they cost every run of tailor a millisecond.
+var english = sync.OnceValue(func() []poisonPattern {
+	return []poisonPattern{
+		{regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override|bypass)\b[^.]{0,20}\b(previous|prior|above|earlier|preceding|all|any|other|system|your)\b[^.]{0,20}\b(instructions?|prompts?|messages?|rules|guidelines|directives?)`), "tells the model to ignore its instructions"},
+		{regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|admin|hidden)\s*>|<\|\s*(im_start|start_header_id)\s*\|>\s*(system|assistant|developer)|<<\s*/?\s*sys\s*>>`), "carries a pseudo-tag addressed to the model"},
+		{regexp.MustCompile(`(?i)\[\s*(system|admin|administrator|developer|assistant|operator|important)\s*(message|note|notice|prompt)?\s*\]|(^|[.!?] |#+ ?)(system|assistant|developer) ?(message|prompt|note)? ?: `), "speaks as the system or the assistant"},
+		{regexp.MustCompile(`(?i)\bnew (system )?(policy|policies|instructions?|directives?|rules?)\b ?[:\-—]|\b(from now on|starting now|henceforth),? (you|the (assistant|model|ai)) (must|will|should|are)\b|\byou are now (in|a|an|the)\b`), "announces new instructions for the model"},
+		{regexp.MustCompile(`(?i)\b(read|open|cat|load|attach|upload|send|include|access)\b[^.]{0,60}(~/\.|/etc/(passwd|shadow|hosts)|\.ssh\b|id_rsa|id_ed25519|\.env\b|\.aws/|\.netrc|\.npmrc|\.git-credentials|mcp\.json|claude_desktop_config)`), "asks to read local files"},
+		{regexp.MustCompile(`(?i)\b(send|forward|upload|post|email|exfiltrate|leak|share|pass|include)\b[^.]{0,60}\b(secrets?|passwords?|credentials|private keys?|ssh keys?|tokens?|api[ _-]?keys?|conversation|chat history|system prompt)\b[^.]{0,40}\b(to|into) (https?://|[\w.+-]+@[\w-]+\.|the (sidenote|notes?|comment|url|address|following))`), "asks to send secrets somewhere"},
+		{regexp.MustCompile(`(?i)\b(do not|don't|never)\s+(tell|inform|mention|reveal|show|alert|notify|let)\b[^.]{0,30}\buser\b|\bwithout (telling|informing|asking|notifying|alerting) the user\b`), "asks to hide something from the user"},
+		{regexp.MustCompile(`(?i)\b(reveal|print|output|repeat|leak)\b[^.]{0,30}\b(system prompt|your instructions|the instructions above)\b`), "asks for the system prompt"},
+	}
+})
 
 // foreign patterns run on the NFKC text: the same instructions in the
 // languages injected text most often uses.
-var foreign = []poisonPattern{
-	{regexp.MustCompile(`(?i)\bignore[zr]?\b[^.]{0,25}\b(les |toutes les )?(instructions|consignes|règles)\b[^.]{0,15}\b(précédentes|antérieures|ci-dessus)|\bignoriere?n?\b[^.]{0,25}\b(vorherigen|bisherigen|obigen|alle)\b[^.]{0,15}\b(anweisungen|instruktionen|regeln)|\bvergiss\b[^.]{0,25}\b(anweisungen|instruktionen|regeln)|\bignora[rd]?\b[^.]{0,25}\b(las |todas las |le |tutte le )?(instrucciones|istruzioni|indicaciones|reglas|regole)\b[^.]{0,15}\b(anteriores|precedenti|previas)|\bignor[ea]\b[^.]{0,25}\b(as |todas as )?(instruções|instrucoes|regras)\b[^.]{0,15}\banteriores|игнорир\pL*[^.]{0,25}(предыдущ|прежн|все)\pL*[^.]{0,15}(инструкци|указани|правил)|забудь[^.]{0,25}(инструкци|указани|правил)|(忽略|无视|忽视|無視)[^。.]{0,12}(指令|指示|说明|說明|规则|規則)|(以前|前|上記|これまで)の(指示|命令)を?無視|이전[^.]{0,10}(지시|명령)[^.]{0,6}무시`), "tells the model to ignore its instructions"},
-	{regexp.MustCompile(`(?i)\bne (le |la |les )?(dis|dites|mentionne[zr]?|révèle[zr]?) (pas|rien)\b[^.]{0,30}\butilisateur|\b(sag|sage|erzähle?|verrate)\b[^.]{0,10}\b(dem|der) (benutzer|nutzer|anwender)\w*\b[^.]{0,10}\bnicht|\bno (le )?(digas|menciones|cuentes|reveles)\b[^.]{0,20}\busuario|\bnon (dire|dirlo|menzionare|rivelare)\b[^.]{0,20}\butente|\bnão (diga|conte|mencione|revele)\b[^.]{0,20}\busuário|не (говори|сообщай|рассказывай)\pL*[^.]{0,20}пользовател|(不要|别|不要向)[^。.]{0,6}(告诉|告知|通知)[^。.]{0,3}用户|ユーザー(に|には)[^。.]{0,10}(言わ|伝え|知らせ)ないで`), "asks to hide something from the user"},
-}
+var foreign = sync.OnceValue(func() []poisonPattern {
+	return []poisonPattern{
+		{regexp.MustCompile(`(?i)\bignore[zr]?\b[^.]{0,25}\b(les |toutes les )?(instructions|consignes|règles)\b[^.]{0,15}\b(précédentes|antérieures|ci-dessus)|\bignoriere?n?\b[^.]{0,25}\b(vorherigen|bisherigen|obigen|alle)\b[^.]{0,15}\b(anweisungen|instruktionen|regeln)|\bvergiss\b[^.]{0,25}\b(anweisungen|instruktionen|regeln)|\bignora[rd]?\b[^.]{0,25}\b(las |todas las |le |tutte le )?(instrucciones|istruzioni|indicaciones|reglas|regole)\b[^.]{0,15}\b(anteriores|precedenti|previas)|\bignor[ea]\b[^.]{0,25}\b(as |todas as )?(instruções|instrucoes|regras)\b[^.]{0,15}\banteriores|игнорир\pL*[^.]{0,25}(предыдущ|прежн|все)\pL*[^.]{0,15}(инструкци|указани|правил)|забудь[^.]{0,25}(инструкци|указани|правил)|(忽略|无视|忽视|無視)[^。.]{0,12}(指令|指示|说明|說明|规则|規則)|(以前|前|上記|これまで)の(指示|命令)を?無視|이전[^.]{0,10}(지시|명령)[^.]{0,6}무시`), "tells the model to ignore its instructions"},
+		{regexp.MustCompile(`(?i)\bne (le |la |les )?(dis|dites|mentionne[zr]?|révèle[zr]?) (pas|rien)\b[^.]{0,30}\butilisateur|\b(sag|sage|erzähle?|verrate)\b[^.]{0,10}\b(dem|der) (benutzer|nutzer|anwender)\w*\b[^.]{0,10}\bnicht|\bno (le )?(digas|menciones|cuentes|reveles)\b[^.]{0,20}\busuario|\bnon (dire|dirlo|menzionare|rivelare)\b[^.]{0,20}\butente|\bnão (diga|conte|mencione|revele)\b[^.]{0,20}\busuário|не (говори|сообщай|рассказывай)\pL*[^.]{0,20}пользовател|(不要|别|不要向)[^。.]{0,6}(告诉|告知|通知)[^。.]{0,3}用户|ユーザー(に|には)[^。.]{0,10}(言わ|伝え|知らせ)ないで`), "asks to hide something from the user"},
+	}
+})
 
 // Poisoned returns what text does to the model when it carries an
 // instruction of the kinds tool poisoning uses, else "".
@@ -146,12 +153,12 @@ func Poisoned(text string) (what, excerpt string) {
 	if len(n.hidden) > 0 {
 		return "hides text with invisible characters (" + describeRunes(n.hidden) + ")", text
 	}
-	for _, p := range english {
+	for _, p := range english() {
 		if loc := p.re.FindStringIndex(n.latin); loc != nil {
 			return p.what, n.latin[loc[0]:loc[1]]
 		}
 	}
-	for _, p := range foreign {
+	for _, p := range foreign() {
 		if loc := p.re.FindStringIndex(n.native); loc != nil {
 			return p.what, n.native[loc[0]:loc[1]]
 		}
