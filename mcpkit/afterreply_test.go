@@ -1,8 +1,6 @@
 package mcpkit
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -99,22 +97,7 @@ func TestStdioAuditAfterResult(t *testing.T) {
 // to the log, in order (ev records them).
 func stdioCalls(t *testing.T, s *mcp.Server, k *Runtime, ev *events, ids []string) []string {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- s.Run(context.Background(), stdioTransport(inR, ev.writer("out ", outW), k)) }()
-	out := bufio.NewReader(outR)
-	exchange := func(line string) string {
-		t.Helper()
-		if _, err := io.WriteString(inW, line+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		answer, err := out.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		return answer
-	}
+	inW, exchange, done := runStdio(t, s, k, func(w io.Writer) io.Writer { return ev.writer("out ", w) })
 	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
 	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
 		t.Fatal(err)

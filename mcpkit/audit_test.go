@@ -90,15 +90,7 @@ func TestAuditClassifiesResults(t *testing.T) {
 	var log lockedBuffer
 	s, _ := auditServer(t, &log)
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	if _, err := s.Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectInMemory(t, s)
 	for _, args := range []map[string]any{{"id": "ok"}, {"id": "missing"}, {"id": "taken"}, {"id": "bad"}, {"id": "far-too-long-an-id"}, {"id": 7, "extra": 1}} {
 		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_thing", Arguments: args}); err != nil {
 			t.Fatal(err)
@@ -196,4 +188,20 @@ func TestAuditSession(t *testing.T) {
 	if len(recs) != 2 || recs[0]["session"] == nil || recs[0]["session"] != recs[1]["session"] || recs[0]["session"] == "" {
 		t.Errorf("stdio sessions: %v", recs)
 	}
+}
+
+// connectInMemory connects a client to s in memory, for the test's time.
+func connectInMemory(t *testing.T, s *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

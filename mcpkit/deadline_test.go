@@ -98,15 +98,7 @@ func TestBackendTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	if _, err := s.Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectInMemory(t, s)
 	start := time.Now()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_thing", Arguments: map[string]any{}})
 	if err != nil {

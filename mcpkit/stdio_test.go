@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // filterLines runs the stdio filter over input and returns the frames it
@@ -167,22 +168,7 @@ func FuzzStdioFilter(f *testing.F) {
 // without ending the session, and the end of stdin ends it.
 func TestStdioConnection(t *testing.T) {
 	s, k := auditServer(t, io.Discard)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- s.Run(context.Background(), stdioTransport(inR, outW, k)) }()
-	out := bufio.NewReader(outR)
-	exchange := func(line string) string {
-		t.Helper()
-		if _, err := io.WriteString(inW, line+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		answer, err := out.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		return answer
-	}
+	inW, exchange, done := runStdio(t, s, k, nil)
 	if a := exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`); !strings.Contains(a, `"protocolVersion":"2025-03-26"`) {
 		t.Fatalf("initialize: %s", a)
 	}
@@ -209,4 +195,30 @@ func TestStdioConnection(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the session did not end with stdin")
 	}
+}
+
+// runStdio serves s over a stdio connection of pipes, its output through
+// wrap when given; exchange writes a line and reads the answer's line,
+// stdin ends the session when closed, and done receives Run's result.
+func runStdio(t *testing.T, s *mcp.Server, k *Runtime, wrap func(io.Writer) io.Writer) (stdin io.WriteCloser, exchange func(string) string, done <-chan error) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var w io.Writer = outW
+	if wrap != nil {
+		w = wrap(outW)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- s.Run(context.Background(), stdioTransport(inR, w, k)) }()
+	out := bufio.NewReader(outR)
+	return inW, func(line string) string {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		answer, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer
+	}, ended
 }
