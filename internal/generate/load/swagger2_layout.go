@@ -1,6 +1,7 @@
 package load
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -124,7 +125,7 @@ func (lay *swagger2Layout) rewrite(toks []string) []string {
 			return lay.requestBody(op, lay.paths[path], opAt, at, toks[4:])
 		case "responses":
 			if len(toks) > 4 {
-				return join(opAt, "responses", toks[4], response(toks[5:]))
+				return slices.Concat(opAt, []string{"responses", toks[4]}, response(toks[5:]))
 			}
 		}
 	}
@@ -138,28 +139,28 @@ func (lay *swagger2Layout) component(section string, rest []string) []string {
 		if lay != nil && len(rest) > 0 && !lay.definitions[rest[0]] && lay.in[rest[0]] == "formData" {
 			// A formData parameter of the parameters section became the
 			// schema of its value.
-			return join([]string{"parameters"}, rest)
+			return slices.Concat([]string{"parameters"}, rest)
 		}
-		return join([]string{"definitions"}, rest)
+		return slices.Concat([]string{"definitions"}, rest)
 	case "parameters":
 		if len(rest) > 1 && rest[1] == "schema" {
-			return join([]string{"parameters", rest[0]}, rest[2:])
+			return slices.Concat([]string{"parameters", rest[0]}, rest[2:])
 		}
-		return join([]string{"parameters"}, rest)
+		return slices.Concat([]string{"parameters"}, rest)
 	case "requestBodies":
 		if len(rest) == 0 {
 			return []string{"parameters"}
 		}
-		return join([]string{"parameters", rest[0]}, bodySchema(rest[1:]))
+		return slices.Concat([]string{"parameters", rest[0]}, bodySchema(rest[1:]))
 	case "responses":
 		if len(rest) == 0 {
 			return []string{"responses"}
 		}
-		return join([]string{"responses", rest[0]}, response(rest[1:]))
+		return slices.Concat([]string{"responses", rest[0]}, response(rest[1:]))
 	case "securitySchemes":
-		return join([]string{"securityDefinitions"}, rest)
+		return slices.Concat([]string{"securityDefinitions"}, rest)
 	}
-	return join([]string{"components", section}, rest)
+	return slices.Concat([]string{"components", section}, rest)
 }
 
 // parameter rewrites rest, below an OpenAPI 3 parameters list at
@@ -167,17 +168,17 @@ func (lay *swagger2Layout) component(section string, rest []string) []string {
 // schema keywords are the parameter's own.
 func (lay *swagger2Layout) parameter(pl *paramLayout, holder, rest []string) []string {
 	if pl == nil || len(rest) == 0 {
-		return join(holder, "parameters", rest)
+		return slices.Concat(holder, []string{"parameters"}, rest)
 	}
 	k, err := strconv.Atoi(rest[0])
 	if err != nil || k < 0 || k >= len(pl.kept) {
-		return join(holder, "parameters")
+		return slices.Concat(holder, []string{"parameters"})
 	}
-	at := join(holder, "parameters", strconv.Itoa(pl.kept[k]))
+	at := slices.Concat(holder, []string{"parameters", strconv.Itoa(pl.kept[k])})
 	if len(rest) > 1 && rest[1] == "schema" {
-		return join(at, rest[2:])
+		return slices.Concat(at, rest[2:])
 	}
-	return join(at, rest[1:])
+	return slices.Concat(at, rest[1:])
 }
 
 // requestBody rewrites rest, below an operation's requestBody: the body
@@ -193,22 +194,22 @@ func (lay *swagger2Layout) requestBody(op, item *paramLayout, opAt, itemAt, rest
 			continue
 		}
 		if side.pl.body >= 0 {
-			at := join(side.at, "parameters", strconv.Itoa(side.pl.body))
+			at := slices.Concat(side.at, []string{"parameters", strconv.Itoa(side.pl.body)})
 			if inSchema {
-				return join(at, "schema", schema)
+				return slices.Concat(at, []string{"schema"}, schema)
 			}
 			return at
 		}
 		if len(side.pl.form) > 0 {
 			if inSchema && len(schema) > 1 && schema[0] == "properties" {
 				if i, ok := side.pl.form[schema[1]]; ok {
-					return join(side.at, "parameters", strconv.Itoa(i), schema[2:])
+					return slices.Concat(side.at, []string{"parameters", strconv.Itoa(i)}, schema[2:])
 				}
 			}
-			return join(side.at, "parameters")
+			return slices.Concat(side.at, []string{"parameters"})
 		}
 	}
-	return join(opAt, "parameters")
+	return slices.Concat(opAt, []string{"parameters"})
 }
 
 // schemaOf is what follows content/<media type>/schema in rest, and
@@ -224,7 +225,7 @@ func schemaOf(rest []string) ([]string, bool) {
 // it was.
 func bodySchema(rest []string) []string {
 	if schema, ok := schemaOf(rest); ok {
-		return join([]string{"schema"}, schema)
+		return slices.Concat([]string{"schema"}, schema)
 	}
 	return nil
 }
@@ -233,28 +234,13 @@ func bodySchema(rest []string) []string {
 // content, and its headers' type keywords are the headers' own.
 func response(rest []string) []string {
 	if schema, ok := schemaOf(rest); ok {
-		return join([]string{"schema"}, schema)
+		return slices.Concat([]string{"schema"}, schema)
 	}
 	if len(rest) >= 3 && rest[0] == "headers" && rest[2] == "schema" {
-		return join(rest[:2], rest[3:])
+		return slices.Concat(rest[:2], rest[3:])
 	}
 	if len(rest) > 0 && rest[0] == "content" {
 		return nil
 	}
 	return rest
-}
-
-// join makes one token list, in a new slice, of tokens (string) and token
-// lists ([]string) in order.
-func join(parts ...any) []string {
-	var out []string
-	for _, p := range parts {
-		switch p := p.(type) {
-		case string:
-			out = append(out, p)
-		case []string:
-			out = append(out, p...)
-		}
-	}
-	return out
 }
