@@ -18,7 +18,7 @@ import (
 // encodeBatch is how many converted schemas wait for encoding: enough that
 // the cores share a batch evenly, few enough that their values are a small
 // part of the heap.
-const encodeBatch = 64
+var encodeBatch = 64 // a variable for its test
 
 // encoding is one schema document converted, and its JSON once encoded.
 type encoding struct {
