@@ -42,7 +42,7 @@ type builder struct {
 	diags     *diag.List
 	names     map[string]string // tool name → pointer of the operation that has it
 	results   map[resultKey]madeResult
-	// encodings are the tools' schemas converted, encoded once all are
+	// encodings are the tools' schemas converted and not yet encoded
 	// (encode.go); schemas says which tool each is for.
 	encodings []*encoding
 	schemas   []toolSchemas
@@ -119,6 +119,7 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 			tags[t.Toolset] = tag
 		}
 		api.Tools = append(api.Tools, t)
+		b.encodeFull()
 	}
 	b.encodeAll()
 	api.Toolsets = toolsets(doc, api, tags)

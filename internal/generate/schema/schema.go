@@ -40,7 +40,8 @@ const (
 type Warner func(at *openapi3.Location, msg string)
 
 // Converter translates schemas of one spec. It is not safe for concurrent
-// use, but for Doc.Marshal once every conversion is done.
+// use, but for Doc.Marshal of documents whose conversions are done, while
+// no conversion runs.
 type Converter struct {
 	warn Warner
 	// names gives each referenced schema one $defs name for the whole spec,
@@ -71,6 +72,7 @@ type Placer func(node any, keyword string) *openapi3.Location
 func (c *Converter) SetPlacer(place Placer) { c.place = place }
 
 type def struct {
+	// value is the converted component, nil once encoded (json).
 	value any
 	refs  []string
 	// json is value encoded (Marshal), nil until first needed: a
@@ -89,6 +91,10 @@ func (c *Converter) encoded(mode Mode, name string) *def {
 	df.once.Do(func() {
 		df.json = Marshal(df.value)
 		df.size = len(df.json) + 5*bytesAny(df.json, "<>&")
+		// Only the bytes are read from here on (Marshal splices them,
+		// Defs gives them as they are): the value would stay live through
+		// the rest of the conversions for nothing.
+		df.value = nil
 	})
 	return df
 }
@@ -157,7 +163,8 @@ func Resolve(ref *openapi3.SchemaRef) *openapi3.Schema {
 func (d *Doc) note(name string) { d.refs[name] = true }
 
 // Defs returns the $defs object: every component the converted values refer
-// to, transitively. It is nil when there are none.
+// to, transitively, each as its encoded JSON (a json.RawMessage), or the
+// placeholder object of one past the budget. It is nil when there are none.
 func (d *Doc) Defs() map[string]any {
 	entries := d.entries()
 	if len(entries) == 0 {
@@ -181,7 +188,7 @@ func (e defEntry) value() any {
 	if e.df == nil {
 		return map[string]any{"description": "A " + e.name + " (its fields are not spelled out here)."}
 	}
-	return e.df.value
+	return json.RawMessage(e.df.json) // entries encoded it
 }
 
 // entries lists the members of $defs, level by level ($ref hops from the
