@@ -1,0 +1,174 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Marshal encodes v as compact JSON with sorted keys, without HTML
+// escaping (descriptions keep their < and >): how the generator writes
+// every schema. The bytes are encoding/json's (an Encoder with
+// SetEscapeHTML(false), its newline trimmed); the values a converted
+// schema is made of (maps with string keys, slices, strings, numbers,
+// booleans, null) are written here without reflection, which took half of
+// the model stage's encoding on large specs, and anything else is handed
+// to encoding/json as it stands.
+func Marshal(v any) []byte {
+	return appendJSON(nil, v)
+}
+
+// appendJSON appends v's encoding to b.
+func appendJSON(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case string:
+		return appendString(b, v)
+	case bool:
+		return strconv.AppendBool(b, v)
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			break // encoding/json's error
+		}
+		return appendFloat(b, v)
+	case int:
+		return strconv.AppendInt(b, int64(v), 10)
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	case uint64:
+		return strconv.AppendUint(b, v, 10)
+	case map[string]any:
+		if v == nil {
+			return append(b, "null"...)
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, strings.Compare) // as encoding/json sorts a map's keys
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendJSON(b, v[k])
+		}
+		return append(b, '}')
+	case []any:
+		if v == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, e)
+		}
+		return append(b, ']')
+	case []string:
+		if v == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, e)
+		}
+		return append(b, ']')
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Sprintf("tailor: schema is not JSON: %v", err))
+	}
+	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
+}
+
+// appendFloat writes a finite float64 as encoding/json does: the shortest
+// decimal that reads back, in exponent form only below 1e-6 or from 1e21
+// on, with a one-digit negative exponent unpadded.
+func appendFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 → e-9
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string as encoding/json does without
+// HTML escaping: quote and backslash escaped, control characters as \b,
+// \f, \n, \r, \t or \u00XX, invalid UTF-8 as U+FFFD, and U+2028 and
+// U+2029 escaped (JavaScript reads them as line ends).
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
