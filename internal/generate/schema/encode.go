@@ -117,6 +117,23 @@ func appendFloat(b []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// word is the first eight bytes of s as one little-endian word (the
+// compiler makes it one load).
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// plainWord reports whether none of w's eight bytes is below 0x20, a
+// quote, a backslash or 0x80 and above (each needs appendString's look).
+func plainWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs } // a byte of v is 0
+	below := (w - 0x20*ones) & ^w & highs                            // a byte below 0x20 (where w's bytes are below 0x80)
+	return (w&highs)|below|zero(w^('"'*ones))|zero(w^('\\'*ones)) == 0
+}
+
 // appendString writes s as a JSON string as encoding/json does without
 // HTML escaping: quote and backslash escaped, control characters as \b,
 // \f, \n, \r, \t or \u00XX, invalid UTF-8 as U+FFFD, and U+2028 and
@@ -125,6 +142,14 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look: no control
+		// character, quote, backslash or byte of a multi-byte rune.
+		for i+8 <= len(s) && plainWord(word(s[i:i+8])) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
