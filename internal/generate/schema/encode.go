@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -19,9 +20,25 @@ import (
 // booleans, null) are written here without reflection, which took half of
 // the model stage's encoding on large specs, and anything else is handed
 // to encoding/json as it stands.
+//
+// The bytes are built in a buffer kept for the next call and returned in
+// a slice of their own size: the schemas are kept until the files are
+// written, and a slice grown by appending holds up to twice its length.
 func Marshal(v any) []byte {
-	return appendJSON(nil, v)
+	p := scratch.Get().(*[]byte)
+	b := appendJSON((*p)[:0], v)
+	out := append([]byte(nil), b...)
+	if cap(b) <= maxScratch {
+		*p = b
+		scratch.Put(p)
+	}
+	return out
 }
+
+// scratch holds Marshal's buffers; one larger than maxScratch is let go.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxScratch = 1 << 20
 
 // appendJSON appends v's encoding to b.
 func appendJSON(b []byte, v any) []byte {
