@@ -162,15 +162,6 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 	}
 	spec := &Spec{Path: path}
 
-	// A large YAML text is cut for reading in pieces (stream.go) while it
-	// is sniffed, on the other core: each is a pass over the whole text
-	// (stripe: milliseconds each, before anything else can start).
-	cut := func() []piece { return cutPieces(data) }
-	if len(data) >= 2*pieceSize && !looksLikeJSON(data) {
-		ch := make(chan []piece, 1)
-		go func() { ch <- cutPieces(data) }()
-		cut = sync.OnceValue(func() []piece { return <-ch })
-	}
 	kind, version, index, err := sniff(path, data)
 	if err != nil {
 		return nil, err
@@ -203,7 +194,7 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 		// Parsed once, for kin-openapi's decode and for positions (tree.go).
 		// A large YAML one is read in pieces (stream.go), else whole.
 		if kind != swagger2 {
-			if spec.locate.pieces = cut(); spec.locate.pieces == nil {
+			if spec.locate.pieces = cutPieces(data); spec.locate.pieces == nil {
 				spec.locate.tree = parseTree(data)
 			}
 		}
