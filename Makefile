@@ -49,6 +49,7 @@ fuzz:
 	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzFitsSurely$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/review/report -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/review/scenario -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/generate/schema -run '^$$' -fuzz '^FuzzMarshalString$$' -fuzztime $(FUZZTIME)
 
 # Unit and golden tests only; no servers are built.
 test-short:

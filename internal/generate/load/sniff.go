@@ -35,8 +35,14 @@ var versionLine = regexp.MustCompile(`^["']?(openapi|swagger)["']?[ \t]*:[ \t]*(
 func findTopLevelVersion(data []byte) []int {
 	var best []int
 	for _, key := range []string{"openapi", "swagger"} {
-		for from := 0; ; {
-			i := bytes.Index(data[from:], []byte(key))
+		// Once one key is found, the other is looked for only before it
+		// (stripe: its first 1.4 MB, not all 4.2).
+		until := len(data)
+		if best != nil {
+			until = min(until, best[0]+1+len(key))
+		}
+		for from := 0; from < until; {
+			i := bytes.Index(data[from:until], []byte(key))
 			if i < 0 {
 				break
 			}

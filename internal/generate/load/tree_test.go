@@ -75,6 +75,7 @@ func TestFindTopLevelVersionIsTheRegexps(t *testing.T) {
 		"", "openapi: 3.0.0", "x: 1\nopenapi: 3.1.0\n", "description: see openapi: 3\nopenapi: \"3.0.1\"",
 		"'swagger': '2.0'\nopenapi: 3.0.0", "openapi: 3.0.0\nswagger: 2.0", " openapi: 3.0.0\nswagger: \"2.0\"",
 		"\"openapi\"  :\t'3.0.3' # c", "openapix: 3\nopenapi: x\nopenapi: 3.0.0", "a\n'openapi':3", "\"openapi: 3",
+		"\"swagger\": \"2.0\"\nopenapi: 3.0.0", "openapi: 3.0.0\n\"swagger\": \"2.0\"", "x: 1\n'swagger': '2.0'\n'openapi': 3", "openapi\nswagger: \"2.0\"\nopenapi: 3.0.0",
 	}
 	m, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", "corpus", "*", "*.yaml"))
 	m2, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", "corpus", "*.yaml"))

@@ -290,19 +290,6 @@ func (d *Doc) Marshal(root map[string]any) []byte {
 	return append(b, rest[1:]...)
 }
 
-// Marshal encodes v as compact JSON with sorted keys, without HTML
-// escaping (descriptions keep their < and >): how the generator writes
-// every schema.
-func Marshal(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(fmt.Sprintf("tailor: schema is not JSON: %v", err))
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n")
-}
-
 type noteFunc func(name string)
 
 func (c *Converter) convertRef(ref *openapi3.SchemaRef, mode Mode, note noteFunc) any {
