@@ -45,7 +45,12 @@ func (k *Runtime) outputSchema(t *Tool) *jsonschema.Schema {
 	if t.OutputSchema == "" {
 		return nil
 	}
-	v, _ := outputChecks.LoadOrStore(t, &outputCheck{})
+	// Loaded first: LoadOrStore would make a check to throw away on every
+	// call.
+	v, ok := outputChecks.Load(t)
+	if !ok {
+		v, _ = outputChecks.LoadOrStore(t, &outputCheck{})
+	}
 	oc := v.(*outputCheck)
 	oc.once.Do(func() {
 		var val *validator
@@ -89,15 +94,13 @@ func (k *Runtime) conform(t *Tool, res *mcp.CallToolResult, red *redactor) {
 		}
 	}
 	sc = jsonv.DeepCopy(sc) // the original may be shared (a stored quote's body)
-	var problems []string
+	var leaves []*jsonschema.ValidationError
 	for round := 0; err != nil && round < 8; round++ {
 		ve, ok := err.(*jsonschema.ValidationError)
 		if !ok {
 			break
 		}
-		var locs [][]string
-		problems = append(problems, leafProblems(ve, &locs)...)
-		for _, loc := range locs {
+		for _, loc := range leafErrors(ve, &leaves) {
 			if len(loc) == 0 {
 				sc = map[string]any{}
 				break
@@ -110,20 +113,32 @@ func (k *Runtime) conform(t *Tool, res *mcp.CallToolResult, red *redactor) {
 		sc = map[string]any{}
 	}
 	res.StructuredContent = sc
-	// Logged once the result is out, as the audit line is (afterReply):
-	// an API whose answers drifted from its description would otherwise
-	// make every call wait for this line.
-	problem := red.String(strings.Join(dedupeStrings(problems), "; "))
-	k.afterReply.do(func() {
-		k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)",
-			"tool", t.Name, "problems", problem)
-	})
+	k.afterReply.do(func() { k.warnMisfit(t, leaves, red) })
 }
 
-// leafProblems describes the innermost failures of a validation error and
-// collects their instance locations, deepest first.
-func leafProblems(ve *jsonschema.ValidationError, locs *[][]string) []string {
-	var out []string
+// warnMisfit logs what of a result did not fit the tool's output schema.
+// It runs once the result is out, as the audit line does (afterReply):
+// an API whose answers drifted from its description would otherwise make
+// every call wait for this line, and for the text of its problems. What
+// it logs passes red (the call's redactor, on top of the server's log
+// redaction): a problem can quote the response.
+func (k *Runtime) warnMisfit(t *Tool, leaves []*jsonschema.ValidationError, red *redactor) {
+	problems := make([]string, len(leaves))
+	for i, e := range leaves {
+		where := argPath(e.InstanceLocation)
+		if where == "" {
+			where = "(the whole result)"
+		}
+		problems[i] = where + ": " + e.ErrorKind.LocalizedString(printer)
+	}
+	k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)",
+		"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; ")))
+}
+
+// leafErrors appends the innermost failures of a validation error to
+// leaves and returns their instance locations, deepest first.
+func leafErrors(ve *jsonschema.ValidationError, leaves *[]*jsonschema.ValidationError) [][]string {
+	var locs [][]string
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) > 0 {
@@ -132,16 +147,12 @@ func leafProblems(ve *jsonschema.ValidationError, locs *[][]string) []string {
 			}
 			return
 		}
-		where := argPath(e.InstanceLocation)
-		if where == "" {
-			where = "(the whole result)"
-		}
-		out = append(out, where+": "+e.ErrorKind.LocalizedString(printer))
-		*locs = append(*locs, e.InstanceLocation)
+		*leaves = append(*leaves, e)
+		locs = append(locs, e.InstanceLocation)
 	}
 	walk(ve)
-	sort.SliceStable(*locs, func(i, j int) bool { return len((*locs)[i]) > len((*locs)[j]) })
-	return out
+	sort.SliceStable(locs, func(i, j int) bool { return len(locs[i]) > len(locs[j]) })
+	return locs
 }
 
 // removeAt leaves the value at loc out: an object member is deleted, an
