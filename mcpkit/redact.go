@@ -161,25 +161,26 @@ func (r *redactor) own(s string) string {
 		return s
 	}
 	// An encoded form holds an escape character and is at most window
-	// bytes long, so it lies within window bytes of each of its escapes:
-	// the expression runs on those spans only, merged where they meet.
+	// bytes long, so it lies within window bytes of every escape it holds:
+	// the expression runs only on those stretches, each escape's merged
+	// with the next one's where they meet, so no form is ever cut in two.
 	var b strings.Builder
 	done := 0 // s[:done] is written
-	for i := first; i >= 0; {
-		lo, hi := max(done, i-r.window), min(len(s), i+r.window)
-		for {
-			next := strings.IndexAny(s[hi:], r.escapes)
-			if next < 0 || hi+next-r.window > hi {
-				break
-			}
-			hi = min(len(s), hi+next+r.window)
+	for lo, last := max(0, first-r.window), first; last >= 0; {
+		hi := min(len(s), last+r.window+1)
+		next := -1
+		if n := strings.IndexAny(s[last+1:], r.escapes); n >= 0 {
+			next = last + 1 + n
+		}
+		if next >= 0 && next-r.window <= hi {
+			last = next // this escape's stretch meets the current one
+			continue
 		}
 		b.WriteString(s[done:lo])
 		b.WriteString(r.re.ReplaceAllLiteralString(s[lo:hi], redacted))
 		done = hi
-		i = -1
-		if next := strings.IndexAny(s[hi:], r.escapes); next >= 0 {
-			i = hi + next
+		if last = next; next >= 0 {
+			lo = max(done, next-r.window)
 		}
 	}
 	b.WriteString(s[done:])

@@ -55,6 +55,24 @@ func TestRedactorForms(t *testing.T) {
 	}
 }
 
+// An encoded form is caught wherever it lies after other escapes: the
+// expression runs only on stretches around escape characters, and a form
+// placed across the end of the first escape's stretch must not be cut in
+// two (the fuzzer found a JSON-escaped secret that leaked that way).
+func TestRedactorFormAcrossStretches(t *testing.T) {
+	const secret = `s3c+r/t= "x"`
+	jsonEsc := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
+	r := newRedactor([]string{secret}, []string{"me:" + secret})
+	for _, form := range []string{jsonEsc(secret), url.QueryEscape(secret), jsonEsc(jsonEsc(secret))} {
+		for gap := 0; gap <= 2*r.window+len(form); gap++ {
+			text := `\` + strings.Repeat("a", gap) + form + "z"
+			if got := r.String(text); strings.Contains(got, form) || !strings.HasSuffix(got, redacted+"z") {
+				t.Fatalf("%q after an escape and %d bytes: %q", form, gap, got)
+			}
+		}
+	}
+}
+
 func hex16(r rune) string {
 	const digits = "0123456789ABCDEF"
 	return string([]byte{digits[r>>12&15], digits[r>>8&15], digits[r>>4&15], digits[r&15]})
