@@ -40,16 +40,22 @@ fmtcheck:
 
 # Each fuzz target briefly beyond its seeds (which every go test runs);
 # a failing input is saved under testdata/fuzz and becomes a seed.
-FUZZTIME ?= 10s
+# The budget is a count of runs, not a duration: Go 1.26's fuzzing
+# coordinator can report its own -fuzztime deadline as a failure
+# ("context deadline exceeded", go.dev/issue/75804, fixed in Go 1.27) when
+# a loaded machine leaves a worker mid-run at that moment; a count has no
+# deadline to race. Minimizing a new input is bounded by a count too.
+FUZZEXECS ?= 20000
+FUZZFLAGS = -run '^$$' -fuzztime $(FUZZEXECS)x -fuzzminimizetime 2000x
 fuzz:
-	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzStdioFilter$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzDecodeMessage$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./mcpkit -run '^$$' -fuzz '^FuzzFitsSurely$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/review/report -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/review/scenario -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/generate/schema -run '^$$' -fuzz '^FuzzMarshalString$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzArguments$$'
+	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzRedact$$'
+	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzStdioFilter$$'
+	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzDecodeMessage$$'
+	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzFitsSurely$$'
+	$(GO) test ./internal/review/report $(FUZZFLAGS) -fuzz '^FuzzRead$$'
+	$(GO) test ./internal/review/scenario $(FUZZFLAGS) -fuzz '^FuzzParse$$'
+	$(GO) test ./internal/generate/schema $(FUZZFLAGS) -fuzz '^FuzzMarshalString$$'
 
 # Unit and golden tests only; no servers are built.
 test-short:
