@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-openapi/jsonpointer"
 
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/ir"
@@ -45,7 +46,8 @@ const DefaultInputSchemaBudget = 64 << 10
 // location where. A name already taken gets the location as a prefix
 // ("query_id"), and the description says so: collisions are resolved
 // visibly, never by dropping one side.
-func (in *input) claim(name, where, prefix string) (arg, note string) {
+// The warning is placed at (pos, ptr): where the spec writes that value.
+func (in *input) claim(name, where, prefix string, pos diag.Pos, ptr string) (arg, note string) {
 	arg = ArgName(name)
 	if _, taken := in.props[arg]; !taken {
 		if arg != name {
@@ -61,7 +63,7 @@ func (in *input) claim(name, where, prefix string) (arg, note string) {
 		}
 		arg = fmt.Sprintf("%s_%d", base, i)
 	}
-	in.b.diags.Warnf(in.pos, in.ptr, "%s `%s` has the same argument name as another input; the model sees it as %q", where, name, arg)
+	in.b.diags.Warnf(pos, ptr, "%s `%s` has the same argument name as another input; the model sees it as %q", where, name, arg)
 	return arg, fmt.Sprintf("(Sent as %s `%s`; named %s because another input is called %s.)", where, name, arg, ArgName(name))
 }
 
@@ -127,7 +129,7 @@ func (in *input) addParam(call *ir.Call, p *openapi3.Parameter) {
 		return
 	}
 	prop := in.doc.Convert(sref)
-	arg, note := in.claim(p.Name, string(loc)+" parameter", string(loc))
+	arg, note := in.claim(p.Name, string(loc)+" parameter", string(loc), in.pos, in.ptr)
 	param.Arg = arg
 	prop = describe(prop, joinText(p.Description, note))
 	if m, ok := prop.(map[string]any); ok {
@@ -142,6 +144,19 @@ func (in *input) addParam(call *ir.Call, p *openapi3.Parameter) {
 	}
 	in.add(arg, prop, param.Required)
 	call.Params = append(call.Params, param)
+}
+
+// fieldPlace is where the spec writes body field name of media type mt:
+// its JSON pointer, and the line of its schema when the loader kept
+// origins and the field's schema is written in place (a $ref'd one's
+// origin is the component's). Without origins the operation has no line
+// either, and the pointer is placed later, as the operation's is.
+func (in *input) fieldPlace(mt, name string, pref *openapi3.SchemaRef) (diag.Pos, string) {
+	ptr := in.ptr + "/requestBody/content/" + jsonpointer.Escape(mt) + "/schema/properties/" + jsonpointer.Escape(name)
+	if in.pos.Line > 0 && pref.Ref == "" && pref.Value.Origin != nil && pref.Value.Origin.Key != nil {
+		return position(pref.Value.Origin, in.b.path), ptr
+	}
+	return in.pos, ptr
 }
 
 func paramStyle(p *openapi3.Parameter, loc ir.Location) (string, bool) {
@@ -211,23 +226,24 @@ func (in *input) addBody(call *ir.Call, rb *openapi3.RequestBody) {
 				}
 			}
 			body.Fields = append(body.Fields, f)
+			pos, ptr := in.fieldPlace(mt, name, pref)
 			if sch, _ := in.b.credentialScheme(name, "body", pref.Value.Description, in.security); sch != "" {
 				f.Source.Credential = sch
-				in.b.diags.Warnf(in.pos, in.ptr, "body field %q carries the secret of security scheme %q; filled from its credential (sent there instead of the scheme's own place), not an argument", name, sch)
+				in.b.diags.Warnf(pos, ptr, "body field %q carries the secret of security scheme %q; filled from its credential (sent there instead of the scheme's own place), not an argument", name, sch)
 				continue
 			}
 			if v, ok := singleValue(pref); ok && rb.Required && required[name] {
 				f.Source.Fixed = marshal(v)
 				continue
 			}
-			arg, note := in.claim(name, "body field", "body")
+			arg, note := in.claim(name, "body field", "body", pos, ptr)
 			f.Arg = arg
 			prop := describe(in.doc.Convert(pref), note)
 			in.add(arg, prop, rb.Required && required[name])
 		}
 		return
 	}
-	arg, note := in.claim("body", "request body", "request")
+	arg, note := in.claim("body", "request body", "request", in.pos, in.ptr+"/requestBody")
 	body.Arg = arg
 	var prop any
 	if body.Encoding == ir.RawBody {
