@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,16 +25,16 @@ const minSecret = 4
 // log line can give them: raw, percent-encoded (either case of hex, `+`
 // for a space), JSON-escaped (\uXXXX, \" and \\, \/), any mix of those
 // character by character, and base64 (standard or URL alphabet, padded or
-// not) of a Basic credential "user:password". One
-// regular expression covers them all, so a form that mixes encodings (a
-// URL-encoded key inside a JSON string) is caught as well.
+// not) of a Basic credential "user:password". A form that mixes encodings
+// (a URL-encoded key inside a JSON string) is caught as well.
 //
-// Matching that expression everywhere would be slow (no literal to anchor
-// on), so the literal forms go through a strings.Replacer, and the
-// expression runs only near the characters every other form contains:
-// '%', '\\' and, for a secret with a space, '+'.
+// The literal forms go through a strings.Replacer; every other form holds
+// one of the characters that start an encoding ('%', '\\' and, for a
+// secret with a space, '+'), so the matcher (redact_match.go) runs only
+// near those.
 type redactor struct {
-	re       *regexp.Regexp // nil: nothing to redact
+	forms    [][]rune // the secrets, longest first; none: nothing to redact
+	starts   [256]bool
 	literals *strings.Replacer
 	escapes  string // characters that start an encoded form
 	window   int    // the longest encoded form, in bytes
@@ -75,67 +73,25 @@ func newRedactor(secrets, basic []string) *redactor {
 		}
 		return list[i] < list[j]
 	})
-	alts := make([]string, len(list))
 	var pairs []string
 	r := &redactor{escapes: `%\`}
-	for i, f := range list {
-		alts[i] = encodedPattern(f)
+	for _, f := range list {
+		runes := []rune(f)
+		r.forms = append(r.forms, runes)
 		pairs = append(pairs, f, redacted)
-		r.window = max(r.window, 12*utf8.RuneCountInString(f))
+		// A character is at most 12 bytes encoded (\uXXXX\uXXXX, or
+		// four %XX).
+		r.window = max(r.window, 12*len(runes))
 		if strings.ContainsRune(f, ' ') {
 			r.escapes = `%\+`
 		}
+		r.starts[utf8.AppendRune(nil, runes[0])[0]] = true
 	}
-	r.re = regexp.MustCompile(strings.Join(alts, "|"))
+	for _, c := range r.escapes {
+		r.starts[c] = true
+	}
 	r.literals = strings.NewReplacer(pairs...)
 	return r
-}
-
-// encodedPattern matches s with each character in any of its encodings.
-func encodedPattern(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		alts := []string{regexp.QuoteMeta(string(r))}
-		var buf [utf8.UTFMax]byte
-		n := utf8.EncodeRune(buf[:], r)
-		pct := ""
-		for _, c := range buf[:n] {
-			pct += "%" + hexClass(c>>4) + hexClass(c&15)
-		}
-		alts = append(alts, pct)
-		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
-			alts = append(alts, `\\u`+hex4(r1)+`\\u`+hex4(r2))
-		} else {
-			alts = append(alts, `\\u`+hex4(r))
-		}
-		switch r {
-		case '"', '\\', '/':
-			// JSON short escapes, also escaped again (a JSON string that
-			// holds JSON).
-			alts = append(alts, `(?:\\){1,3}`+regexp.QuoteMeta(string(r)))
-		case ' ':
-			alts = append(alts, `\+`)
-		}
-		b.WriteString("(?:" + strings.Join(alts, "|") + ")")
-	}
-	return b.String()
-}
-
-func hexClass(n byte) string {
-	const digits = "0123456789ABCDEF"
-	d := digits[n]
-	if d >= 'A' {
-		return "[" + string(d) + string(d+'a'-'A') + "]"
-	}
-	return string(d)
-}
-
-func hex4(r rune) string {
-	var b strings.Builder
-	for shift := 12; shift >= 0; shift -= 4 {
-		b.WriteString(hexClass(byte(r>>shift) & 15))
-	}
-	return b.String()
 }
 
 // String redacts s.
@@ -152,7 +108,7 @@ func (r *redactor) String(s string) string {
 
 // own redacts r's own secrets.
 func (r *redactor) own(s string) string {
-	if r.re == nil {
+	if len(r.forms) == 0 {
 		return s
 	}
 	s = r.literals.Replace(s)
@@ -162,8 +118,8 @@ func (r *redactor) own(s string) string {
 	}
 	// An encoded form holds an escape character and is at most window
 	// bytes long, so it lies within window bytes of every escape it holds:
-	// the expression runs only on those stretches, each escape's merged
-	// with the next one's where they meet, so no form is ever cut in two.
+	// the matcher runs only on those stretches, each escape's merged with
+	// the next one's where they meet, so no form is ever cut in two.
 	var b strings.Builder
 	done := 0 // s[:done] is written
 	for lo, last := max(0, first-r.window), first; last >= 0; {
@@ -177,7 +133,7 @@ func (r *redactor) own(s string) string {
 			continue
 		}
 		b.WriteString(s[done:lo])
-		b.WriteString(r.re.ReplaceAllLiteralString(s[lo:hi], redacted))
+		r.replaceEncoded(&b, s[lo:hi])
 		done = hi
 		if last = next; next >= 0 {
 			lo = max(done, next-r.window)
@@ -189,7 +145,7 @@ func (r *redactor) own(s string) string {
 
 // Bytes redacts b.
 func (r *redactor) Bytes(b []byte) []byte {
-	if r == nil || (r.re == nil && r.also == nil) || len(b) == 0 {
+	if r == nil || (len(r.forms) == 0 && r.also == nil) || len(b) == 0 {
 		return b
 	}
 	return []byte(r.String(string(b)))
@@ -199,7 +155,7 @@ func (r *redactor) Bytes(b []byte) []byte {
 // value. It never changes v: containers are copied where something inside
 // them changed (v may be a stored quote that still has to be sent).
 func (r *redactor) Value(v any) any {
-	if r == nil || (r.re == nil && r.also == nil) {
+	if r == nil || (len(r.forms) == 0 && r.also == nil) {
 		return v
 	}
 	out, _ := r.value(v)
@@ -262,7 +218,7 @@ func (r *redactor) value(v any) (any, bool) {
 // Result redacts everything of a result that the client receives: text,
 // structured content, and the question of an input request.
 func (r *redactor) Result(res *mcp.CallToolResult) {
-	if r == nil || (r.re == nil && r.also == nil) || res == nil {
+	if r == nil || (len(r.forms) == 0 && r.also == nil) || res == nil {
 		return
 	}
 	for i, ct := range res.Content {
@@ -309,8 +265,9 @@ func (c *Call) redactor() *redactor {
 	c.red = c.kit.redactor
 	if c.header != nil {
 		if h := c.header.Get("Authorization"); h != "" {
-			c.red = &redactor{re: c.kit.redactor.re, literals: c.kit.redactor.literals, escapes: c.kit.redactor.escapes,
-				window: c.kit.redactor.window, also: c.kit.callerRedactor(h)}
+			own := *c.kit.redactor
+			own.also = c.kit.callerRedactor(h)
+			c.red = &own
 		}
 	}
 	return c.red

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -169,4 +172,89 @@ func TestApprovalKeyRedacted(t *testing.T) {
 	if strings.Contains(log.String(), key) {
 		t.Errorf("logged: %s", log.String())
 	}
+}
+
+// expressionRedactor is the matcher's specification: one regular
+// expression of every form, each character in any of its encodings,
+// matched over the whole text after the literal forms are replaced. The
+// redactor must give the same text.
+func expressionRedactor(r *redactor) func(string) string {
+	alts := make([]string, len(r.forms))
+	for i, f := range r.forms {
+		var b strings.Builder
+		for _, c := range f {
+			enc := []string{regexp.QuoteMeta(string(c))}
+			pct := ""
+			for _, x := range []byte(string(c)) {
+				pct += fmt.Sprintf("%%(?:%X|%x)(?:%X|%x)", x>>4, x>>4, x&15, x&15)
+			}
+			enc = append(enc, pct)
+			u := ""
+			for _, unit := range utf16.Encode([]rune{c}) {
+				u += `\\u`
+				for shift := 12; shift >= 0; shift -= 4 {
+					d := unit >> shift & 15
+					u += fmt.Sprintf("(?:%X|%x)", d, d)
+				}
+			}
+			enc = append(enc, u)
+			switch c {
+			case '"', '\\', '/':
+				enc = append(enc, `(?:\\){1,3}`+regexp.QuoteMeta(string(c)))
+			case ' ':
+				enc = append(enc, `\+`)
+			}
+			b.WriteString("(?:" + strings.Join(enc, "|") + ")")
+		}
+		alts[i] = b.String()
+	}
+	re := regexp.MustCompile(strings.Join(alts, "|"))
+	return func(s string) string { return re.ReplaceAllLiteralString(r.literals.Replace(s), redacted) }
+}
+
+// The secrets of the matcher's tests: JSON's short escapes, a space, a
+// percent sign, letters that are hex digits, a character beyond the BMP,
+// one of two bytes, and one secret inside another.
+var matcherSecrets = []string{`k3y+/with "odd" chars=é`, `a\b\\c/d"e`, `50% off 🎉`, `feedface`, `ace`, `\\\\`}
+
+func TestRedactorMatchesExpression(t *testing.T) {
+	r := newRedactor(matcherSecrets, []string{"me:" + matcherSecrets[0]})
+	want := expressionRedactor(r)
+	jsonEsc := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
+	asciiEsc := func(s string) string {
+		var b strings.Builder
+		for _, u := range utf16.Encode([]rune(s)) {
+			fmt.Fprintf(&b, `\u%04x`, u)
+		}
+		return b.String()
+	}
+	var texts []string
+	for _, s := range matcherSecrets {
+		for _, form := range []string{s, url.QueryEscape(s), url.PathEscape(s), jsonEsc(s), jsonEsc(jsonEsc(s)), asciiEsc(s), strings.ToLower(url.QueryEscape(s)), jsonEsc(url.QueryEscape(s))} {
+			texts = append(texts, "x"+form+"y", `\\\\`+form+`\\\\`, form+form, "%"+form+"%2", strings.Repeat(`\`, 7)+form)
+		}
+	}
+	texts = append(texts, strings.Repeat(`\`, 200), strings.Repeat(`\\u0061`, 40), strings.Repeat("%2", 50)+"%")
+	for _, text := range texts {
+		if got, w := r.String(text), want(text); got != w {
+			t.Errorf("%q:\n got %q\nwant %q", text, got, w)
+		}
+	}
+}
+
+func FuzzRedactorMatchesExpression(f *testing.F) {
+	for i, s := range matcherSecrets {
+		f.Add(s, `\"`+url.QueryEscape(s)+`\\/`, uint8(i))
+	}
+	f.Add(`\\\\\\\\\\`, `%25%5C%5c\u005C\u005c`, uint8(5))
+	r := newRedactor(matcherSecrets, []string{"me:" + matcherSecrets[0]})
+	want := expressionRedactor(r)
+	f.Fuzz(func(t *testing.T, a, b string, which uint8) {
+		s := matcherSecrets[int(which)%len(matcherSecrets)]
+		for _, text := range []string{a + b, a + s + b, a + url.QueryEscape(s) + b} {
+			if got, w := r.String(text), want(text); got != w {
+				t.Fatalf("%q:\n got %q\nwant %q", text, got, w)
+			}
+		}
+	})
 }
