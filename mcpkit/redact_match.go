@@ -13,7 +13,9 @@ import (
 // hex digits in either case. It takes the match a regular expression of
 // those alternatives would (leftmost first; the forms longest first; a
 // character's encodings in the order above, more backslashes before
-// fewer), which the tests check against such an expression. Go's regexp
+// fewer), which the tests check against such an expression; the one
+// difference is meant: a secret's U+FFFD matches only its own bytes, where
+// the expression read any invalid byte as one. Go's regexp
 // runs that expression at about 8 MB/s on text dense with escapes (no
 // literal to anchor on) and takes a millisecond to compile per caller's
 // credential; the matcher tries a form only where one can start.
