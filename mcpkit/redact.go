@@ -79,9 +79,7 @@ func newRedactor(secrets, basic []string) *redactor {
 		runes := []rune(f)
 		r.forms = append(r.forms, runes)
 		pairs = append(pairs, f, redacted)
-		// A character is at most 12 bytes encoded (\uXXXX\uXXXX, or
-		// four %XX).
-		r.window = max(r.window, 12*len(runes))
+		r.window = max(r.window, maxEncodedRune*len(runes))
 		if strings.ContainsRune(f, ' ') {
 			r.escapes = `%\+`
 		}
@@ -265,23 +263,24 @@ func (c *Call) redactor() *redactor {
 	c.red = c.kit.redactor
 	if c.header != nil {
 		if h := c.header.Get("Authorization"); h != "" {
-			own := *c.kit.redactor
-			own.also = c.kit.callerRedactor(h)
-			c.red = &own
+			c.red = c.kit.callerRedactor(h)
 		}
 	}
 	return c.red
 }
 
-// callerRedactor is the redactor of one Authorization header's secrets,
-// built once per header value: a session sends the same token on every
-// call. The cache is emptied when it holds callerCacheSize entries.
+// callerRedactor is the redactor of the server's secrets and then one
+// Authorization header's, built once per header value: a session sends
+// the same token on every call. The cache is emptied when it holds
+// callerCacheSize entries.
 func (k *Runtime) callerRedactor(h string) *redactor {
 	if r, ok := k.callers.m.Load(h); ok {
 		return r.(*redactor)
 	}
 	extra, basic := authSecrets(h)
-	r := newRedactor(extra, basic)
+	combined := *k.redactor
+	combined.also = newRedactor(extra, basic)
+	r := &combined
 	if k.callers.n.Add(1) > callerCacheSize {
 		k.callers.m.Clear()
 		k.callers.n.Store(1)

@@ -20,6 +20,10 @@ import (
 // literal to anchor on) and takes a millisecond to compile per caller's
 // credential; the matcher tries a form only where one can start.
 
+// maxEncodedRune is the most bytes a character takes encoded: \uXXXX\uXXXX,
+// or four %XX.
+const maxEncodedRune = 12
+
 // replaceEncoded writes s to b with every encoded form of r's secrets
 // replaced.
 func (r *redactor) replaceEncoded(b *strings.Builder, s string) {
@@ -29,7 +33,7 @@ func (r *redactor) replaceEncoded(b *strings.Builder, s string) {
 		ms = make([]formMatch, 0, len(r.forms))
 	}
 	for _, f := range r.forms {
-		ms = append(ms, formMatch{s: s, form: f, rows: 12*len(f) + 1})
+		ms = append(ms, formMatch{s: s, form: f, rows: maxEncodedRune*len(f) + 1})
 	}
 	done := 0
 	for i := 0; i < len(s); {
