@@ -1,0 +1,72 @@
+package hugeheap
+
+import (
+	"bytes"
+	"os"
+	"runtime/debug"
+	"strings"
+	"syscall"
+)
+
+// wanted reports whether asking helps and is safe here: the kernel gives
+// huge pages only on request, Go's GODEBUG does not turn them off, and
+// the kernel does not count mapped-but-untouched memory against a strict
+// commit limit (overcommit_memory=2), where a large mapping could fail.
+func wanted() bool {
+	if godebugDisablesTHP(os.Getenv("GODEBUG")) {
+		return false
+	}
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil || !bytes.Contains(mode, []byte("[madvise]")) {
+		return false
+	}
+	commit, err := os.ReadFile("/proc/sys/vm/overcommit_memory")
+	return err == nil && strings.TrimSpace(string(commit)) != "2"
+}
+
+// godebugDisablesTHP reads GODEBUG as the runtime does: comma-separated
+// settings, the last one of a name wins.
+func godebugDisablesTHP(godebug string) bool {
+	off := false
+	for _, kv := range strings.Split(godebug, ",") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(kv), "disablethp="); ok {
+			off = v == "1"
+		}
+	}
+	return off
+}
+
+// advise has the runtime map n bytes of fresh heap, advises them huge,
+// and hands them back to the heap. Early in a process the heap has no
+// free range that large, so the runtime maps new address space for the
+// chunks, and, fresh memory being zero, touches none of it; the collection
+// that frees them returns the untouched pages to the OS as released, so
+// the heap's next spans are carved from them, fault in 2 MiB at a time and
+// are not zeroed again by the runtime. The advice lives on the mapping,
+// which the runtime keeps for the life of the process.
+func advise(n int) bool {
+	ok := adviseChunks(n)
+	debug.FreeOSMemory()
+	return ok
+}
+
+// chunk is the size of the objects the region is asked for in. Not one
+// object: the runtime zeroes an object that begins on pages the heap has
+// used before (a collection can free some at the end of the heap), and
+// zeroing a whole region would fault it all in at once, 4 KiB at a time;
+// in chunks, only the few that land on used pages are zeroed.
+const chunk = 2 << 20
+
+//go:noinline
+func adviseChunks(n int) bool {
+	chunks := make([][]byte, 0, n/chunk)
+	for range n / chunk {
+		chunks = append(chunks, make([]byte, chunk))
+	}
+	for _, c := range chunks {
+		if syscall.Madvise(c, syscall.MADV_HUGEPAGE) != nil {
+			return false
+		}
+	}
+	return true
+}

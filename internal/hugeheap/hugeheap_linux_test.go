@@ -1,0 +1,91 @@
+package hugeheap
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestGodebugDisablesTHP(t *testing.T) {
+	for godebug, want := range map[string]bool{
+		"":                             false,
+		"disablethp=1":                 true,
+		"madvdontneed=1, disablethp=1": true,
+		"disablethp=1,disablethp=0":    false, // the last one wins, as in the runtime
+		"disablethp=0":                 false,
+		"xdisablethp=1":                false,
+		"gctrace=1,disablethp=1,foo=2": true,
+	} {
+		if got := godebugDisablesTHP(godebug); got != want {
+			t.Errorf("GODEBUG=%q: disables = %v, want %v", godebug, got, want)
+		}
+	}
+}
+
+// TestAdvisedHeapFaultsHuge checks the promise end to end: after advise,
+// the heap's mapping asks for huge pages (VmFlags "hg" in smaps) over the
+// whole region, and objects allocated next are backed by huge pages.
+func TestAdvisedHeapFaultsHuge(t *testing.T) {
+	if !wanted() {
+		t.Skip("the kernel gives huge pages without asking, or gives none (transparent_hugepage is not madvise)")
+	}
+	const n = 64 << 20
+	if !advise(n) {
+		t.Fatal("madvise(MADV_HUGEPAGE) refused on a madvise-mode kernel")
+	}
+	if got := advisedBytes(t); got < n {
+		t.Fatalf("%d bytes of the address space ask for huge pages, want at least %d", got, n)
+	}
+	before := anonHuge(t)
+	// Small objects, as a run's parse allocates them, kept live.
+	keep := make([][]byte, 0, 1<<16)
+	for range 1 << 16 {
+		keep = append(keep, make([]byte, 512))
+	}
+	if after := anonHuge(t); after <= before {
+		t.Errorf("32 MiB allocated after advise: AnonHugePages %d kB before, %d kB after; want more (is the kernel short of free huge pages?)", before, after)
+	}
+	_ = keep
+}
+
+// advisedBytes sums the mappings of this process whose VmFlags has "hg".
+func advisedBytes(t *testing.T) int {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	total, size := 0, 0
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		line := s.Text()
+		if k, ok := strings.CutPrefix(line, "Size:"); ok {
+			size, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(k), " kB"))
+		}
+		if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok && strings.Contains(" "+flags+" ", " hg ") {
+			total += size << 10
+		}
+	}
+	return total
+}
+
+// anonHuge is the process's AnonHugePages in kB.
+func anonHuge(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		t.Skip(err)
+	}
+	for line := range bytes.Lines(b) {
+		if k, ok := bytes.CutPrefix(line, []byte("AnonHugePages:")); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(string(k)), " kB"))
+			return n
+		}
+	}
+	t.Skip("no AnonHugePages in smaps_rollup")
+	return 0
+}
