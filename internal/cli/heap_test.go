@@ -35,3 +35,59 @@ func TestLargeSpecAsksForHugePages(t *testing.T) {
 		t.Errorf("generate on a %d-byte spec asked for no huge pages", b.Len())
 	}
 }
+
+func TestSpecSizeCountsTheFilesASplitSpecRefers(t *testing.T) {
+	dir := t.TempDir()
+	put := func(name string, size int) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.Repeat("x", size)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	put("paths/a.yaml", 200<<10)
+	put("components/b.json", 150<<10)
+	put("components/notes.md", 900<<10)    // not a spec file
+	put(".git/objects/pack.json", 900<<10) // hidden folders hold no spec
+	split := write("openapi.yaml", "paths:\n  /a: {$ref: './paths/a.yaml'}\n")
+	if got, want := specSize(split), int64(350<<10+len("paths:\n  /a: {$ref: './paths/a.yaml'}\n")); got != want {
+		t.Errorf("split spec: size %d, want %d (its folder's YAML and JSON files)", got, want)
+	}
+	whole := write("whole.yaml", "components: {schemas: {A: {$ref: '#/components/schemas/B'}}}\n")
+	if got := specSize(whole); got != int64(len("components: {schemas: {A: {$ref: '#/components/schemas/B'}}}\n")) {
+		t.Errorf("spec with only local $refs: size %d, want its own", got)
+	}
+	big := put("big.yaml", 300<<10)
+	if got := specSize(big); got != 300<<10 {
+		t.Errorf("large root file: size %d, want its own %d", got, 300<<10)
+	}
+	if got := specSize(filepath.Join(dir, "missing.yaml")); got != 0 {
+		t.Errorf("missing spec: size %d, want 0 (the loader reports it)", got)
+	}
+}
+
+func TestRefersToFiles(t *testing.T) {
+	for text, want := range map[string]bool{
+		"a: {$ref: '#/components/schemas/A'}":     false,
+		`{"$ref": "#/definitions/A"}`:             false,
+		"a:\n  $ref: ./paths/a.yaml":              true,
+		`{"$ref":"other.json#/definitions/A"}`:    true,
+		"a: {$ref: \"#/x\"}\nb: {$ref: 'b.yaml'}": true,
+		"no refs at all":                          false,
+		"ends with $ref":                          false,
+	} {
+		if got := refersToFiles([]byte(text)); got != want {
+			t.Errorf("refersToFiles(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
