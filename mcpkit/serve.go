@@ -187,6 +187,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	defer stop()
 
 	if *httpAddr == "" {
+		reserveForListing(k)
 		var listed atomic.Bool
 		server.AddReceivingMiddleware(noteListed(&listed))
 		t := stdioTransport(stdin, listWatch{w: stdout, listed: &listed}, k)

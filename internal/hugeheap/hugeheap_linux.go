@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"unsafe"
 )
 
 // wanted reports whether asking helps and is safe here: the kernel gives
@@ -57,16 +58,38 @@ func advise(n int) bool {
 // in chunks, only the few that land on used pages are zeroed.
 const chunk = 2 << 20
 
+// advised are the address ranges adviseChunks advised, for unadvise.
+var advised []span
+
+type span struct{ start, end uintptr }
+
 //go:noinline
 func adviseChunks(n int) bool {
 	chunks := make([][]byte, 0, n/chunk)
 	for range n / chunk {
 		chunks = append(chunks, make([]byte, chunk))
 	}
+	advised = advised[:0]
 	for _, c := range chunks {
 		if syscall.Madvise(c, syscall.MADV_HUGEPAGE) != nil {
 			return false
 		}
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(c)))
+		if k := len(advised) - 1; k >= 0 && advised[k].end == start {
+			advised[k].end += chunk
+		} else {
+			advised = append(advised, span{start, start + chunk})
+		}
 	}
 	return true
+}
+
+// unadvise advises the ranges back to no huge pages. The ranges are
+// addresses of the heap's own mapping, which the runtime never unmaps, so
+// the call cannot touch another mapping.
+func unadvise() {
+	for _, r := range advised {
+		syscall.Syscall(syscall.SYS_MADVISE, r.start, r.end-r.start, syscall.MADV_NOHUGEPAGE)
+	}
+	advised = nil
 }

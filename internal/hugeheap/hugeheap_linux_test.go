@@ -51,6 +51,23 @@ func TestAdvisedHeapFaultsHuge(t *testing.T) {
 	_ = keep
 }
 
+// TestWithdrawTakesTheAdviceBack: after unadvise, the region no longer
+// asks for huge pages (a long-running process's heap grows as Go's does).
+func TestWithdrawTakesTheAdviceBack(t *testing.T) {
+	if !wanted() {
+		t.Skip("the kernel gives huge pages without asking, or gives none (transparent_hugepage is not madvise)")
+	}
+	const n = 32 << 20
+	if !advise(n) {
+		t.Fatal("madvise(MADV_HUGEPAGE) refused on a madvise-mode kernel")
+	}
+	before := advisedBytes(t)
+	unadvise()
+	if after := advisedBytes(t); before-after < n {
+		t.Errorf("%d bytes ask for huge pages after withdrawing, %d before: want %d fewer", after, before, n)
+	}
+}
+
 // advisedBytes sums the mappings of this process whose VmFlags has "hg".
 func advisedBytes(t *testing.T) int {
 	t.Helper()

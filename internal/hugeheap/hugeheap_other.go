@@ -6,3 +6,5 @@ package hugeheap
 func wanted() bool { return false }
 
 func advise(int) bool { return false }
+
+func unadvise() {}
