@@ -1,18 +1,17 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tailormcp/tailor/internal/hugeheap"
+	"github.com/tailormcp/tailor/internal/smaps"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
@@ -74,25 +73,12 @@ func largeSpec(t *testing.T, n int) string {
 	return p
 }
 
-// vmFlagBytes sums the sizes of the process's mappings whose VmFlags
-// include flag.
+// vmFlagBytes is smaps.FlagBytes, skipping where /proc has no smaps.
 func vmFlagBytes(t *testing.T, pid int, flag string) int {
 	t.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
+	n, err := smaps.FlagBytes(pid, flag)
 	if err != nil {
 		t.Skip(err)
 	}
-	defer f.Close()
-	total, size := 0, 0
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		line := s.Text()
-		if k, ok := strings.CutPrefix(line, "Size:"); ok {
-			size, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(k), " kB"))
-		}
-		if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok && strings.Contains(" "+flags+" ", " "+flag+" ") {
-			total += size << 10
-		}
-	}
-	return total
+	return n
 }

@@ -1,12 +1,13 @@
 package hugeheap
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tailormcp/tailor/internal/smaps"
 )
 
 func TestGodebugDisablesTHP(t *testing.T) {
@@ -68,26 +69,15 @@ func TestWithdrawTakesTheAdviceBack(t *testing.T) {
 	}
 }
 
-// advisedBytes sums the mappings of this process whose VmFlags has "hg".
+// advisedBytes is how much of this process's address space asks for
+// huge pages.
 func advisedBytes(t *testing.T) int {
 	t.Helper()
-	f, err := os.Open("/proc/self/smaps")
+	n, err := smaps.FlagBytes(os.Getpid(), "hg")
 	if err != nil {
 		t.Skip(err)
 	}
-	defer f.Close()
-	total, size := 0, 0
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		line := s.Text()
-		if k, ok := strings.CutPrefix(line, "Size:"); ok {
-			size, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(k), " kB"))
-		}
-		if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok && strings.Contains(" "+flags+" ", " hg ") {
-			total += size << 10
-		}
-	}
-	return total
+	return n
 }
 
 // anonHuge is the process's AnonHugePages in kB.
