@@ -72,10 +72,8 @@ func Withdraw() {
 	mu.Lock()
 	defer mu.Unlock()
 	asked = true
-	if reserved > 0 {
-		unadvise()
-		reserved = 0
-	}
+	unadvise() // also what a Reserve that failed part-way advised
+	reserved = 0
 }
 
 // Applies reports whether this system gives huge pages only on request
