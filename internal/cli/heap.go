@@ -15,9 +15,7 @@ import (
 // why). serve does not: it runs for long, and mostly from its cache. A
 // spec that cannot be read is left to the loader to report.
 func prepareHeap(specPath string) {
-	if size := specSize(specPath); size > 0 {
-		hugeheap.ForInput(size)
-	}
+	hugeheap.ForInput(specSize(specPath))
 }
 
 // treeLimit bounds the entries specSize looks at below a spec's folder.
@@ -27,15 +25,20 @@ const treeLimit = 4096
 // root file too small to ask for huge pages on its own that $refs other
 // files, the YAML and JSON files of its folder and below (at most
 // treeLimit entries, hidden folders skipped), where a spec split over
-// files keeps its parts. The
-// figure only sizes the heap: a wrong guess costs time, never output.
+// files keeps its parts. A large root is only stat'ed: the loader reads
+// it. The figure only sizes the heap: a wrong guess costs time, never
+// output.
 func specSize(specPath string) int64 {
-	root, err := os.ReadFile(specPath)
+	st, err := os.Stat(specPath)
 	if err != nil {
 		return 0
 	}
-	size := int64(len(root))
-	if hugeheap.Region(size) > 0 || !refersToFiles(root) {
+	size := st.Size()
+	if hugeheap.Region(size) > 0 {
+		return size
+	}
+	root, err := os.ReadFile(specPath)
+	if err != nil || !refersToFiles(root) {
 		return size
 	}
 	var tree int64

@@ -38,23 +38,17 @@ func TestLargeSpecAsksForHugePages(t *testing.T) {
 
 func TestSpecSizeCountsTheFilesASplitSpecRefers(t *testing.T) {
 	dir := t.TempDir()
-	put := func(name string, size int) string {
+	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(strings.Repeat("x", size)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
+	put := func(name string, size int) string { return write(name, strings.Repeat("x", size)) }
 	put("paths/a.yaml", 200<<10)
 	put("components/b.json", 150<<10)
 	put("components/notes.md", 900<<10)    // not a spec file

@@ -30,13 +30,8 @@ func TestGodebugDisablesTHP(t *testing.T) {
 // the heap's mapping asks for huge pages (VmFlags "hg" in smaps) over the
 // whole region, and objects allocated next are backed by huge pages.
 func TestAdvisedHeapFaultsHuge(t *testing.T) {
-	if !wanted() {
-		t.Skip("the kernel gives huge pages without asking, or gives none (transparent_hugepage is not madvise)")
-	}
 	const n = 64 << 20
-	if !advise(n) {
-		t.Fatal("madvise(MADV_HUGEPAGE) refused on a madvise-mode kernel")
-	}
+	adviseOrSkip(t, n)
 	if got := advisedBytes(t); got < n {
 		t.Fatalf("%d bytes of the address space ask for huge pages, want at least %d", got, n)
 	}
@@ -55,17 +50,24 @@ func TestAdvisedHeapFaultsHuge(t *testing.T) {
 // TestWithdrawTakesTheAdviceBack: after unadvise, the region no longer
 // asks for huge pages (a long-running process's heap grows as Go's does).
 func TestWithdrawTakesTheAdviceBack(t *testing.T) {
-	if !wanted() {
-		t.Skip("the kernel gives huge pages without asking, or gives none (transparent_hugepage is not madvise)")
-	}
 	const n = 32 << 20
-	if !advise(n) {
-		t.Fatal("madvise(MADV_HUGEPAGE) refused on a madvise-mode kernel")
-	}
+	adviseOrSkip(t, n)
 	before := advisedBytes(t)
 	unadvise()
 	if after := advisedBytes(t); before-after < n {
 		t.Errorf("%d bytes ask for huge pages after withdrawing, %d before: want %d fewer", after, before, n)
+	}
+}
+
+// adviseOrSkip advises n bytes of heap, where the kernel gives huge pages
+// on request only.
+func adviseOrSkip(t *testing.T, n int) {
+	t.Helper()
+	if !wanted() {
+		t.Skip("the kernel gives huge pages without asking, or gives none (transparent_hugepage is not madvise)")
+	}
+	if !advise(n) {
+		t.Fatal("madvise(MADV_HUGEPAGE) refused on a madvise-mode kernel")
 	}
 }
 
