@@ -2,6 +2,7 @@ package hugeheap
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -45,8 +46,20 @@ func godebugDisablesTHP(godebug string) bool {
 // the heap's next spans are carved from them, fault in 2 MiB at a time and
 // are not zeroed again by the runtime. The advice lives on the mapping,
 // which the runtime keeps for the life of the process.
+//
+// The collector is held off while the chunks are allocated: they are
+// garbage from birth and never touched, yet under the default GOGC it ran
+// at each doubling of the heap they made (eight times for 256 MiB), and
+// under a server start-up's memory limit (mcpkit's startgc.go) at every
+// chunk past the limit, on the path of `initialize` (kubernetes: seven
+// collections, 11 ms of it). One collection is needed, the one that hands
+// them back.
 func advise(n int) bool {
+	percent := debug.SetGCPercent(-1)
+	limit := debug.SetMemoryLimit(math.MaxInt64)
 	ok := adviseChunks(n)
+	debug.SetMemoryLimit(limit)
+	debug.SetGCPercent(percent)
 	debug.FreeOSMemory()
 	return ok
 }

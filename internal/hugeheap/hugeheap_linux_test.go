@@ -2,7 +2,10 @@ package hugeheap
 
 import (
 	"bytes"
+	"math"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,6 +59,46 @@ func TestWithdrawTakesTheAdviceBack(t *testing.T) {
 	unadvise()
 	if after := advisedBytes(t); before-after < n {
 		t.Errorf("%d bytes ask for huge pages after withdrawing, %d before: want %d fewer", after, before, n)
+	}
+}
+
+// TestAdviseCollectsOnce: the chunks advise allocates are garbage from
+// birth and never touched, and the collector must not run as they grow the
+// heap (under the default GOGC it ran at each doubling, eight times for 256
+// MiB; under a server start-up's memory limit, at every chunk past it):
+// one collection, the one that hands them back, and the collector's
+// settings as they were.
+func TestAdviseCollectsOnce(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		percent int
+		limit   int64
+	}{
+		{"batch run (GOGC=100)", 100, math.MaxInt64},
+		{"server start-up (collector off, 32 MiB limit)", -1, 32 << 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			percent := debug.SetGCPercent(c.percent)
+			limit := debug.SetMemoryLimit(c.limit)
+			defer func() {
+				debug.SetGCPercent(percent)
+				debug.SetMemoryLimit(limit)
+			}()
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			advise(128 << 20)
+			runtime.ReadMemStats(&after)
+			if n := after.NumGC - before.NumGC; n != 1 {
+				t.Errorf("advising 128 MiB ran %d collections, want 1", n)
+			}
+			if got := debug.SetGCPercent(c.percent); got != c.percent {
+				t.Errorf("GOGC after advise = %d, want %d", got, c.percent)
+			}
+			if got := debug.SetMemoryLimit(c.limit); got != c.limit {
+				t.Errorf("memory limit after advise = %d, want %d", got, c.limit)
+			}
+		})
 	}
 }
 
