@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -110,8 +109,7 @@ type oauthVerifier struct {
 	now  func() time.Time
 	log  *slog.Logger
 	// limits rate-limits the log line of each kind of refusal.
-	mu     sync.Mutex
-	limits map[string]*logLimiter
+	limits logLimiters
 }
 
 // newOAuthVerifier builds the verifier of a checked configuration.
@@ -132,7 +130,7 @@ func newOAuthVerifier(o OAuth, log *slog.Logger, now func() time.Time) *oauthVer
 	if o.KeysMinInterval <= 0 {
 		o.KeysMinInterval = 5 * time.Second
 	}
-	v := &oauthVerifier{cfg: o, now: now, log: log, limits: map[string]*logLimiter{}}
+	v := &oauthVerifier{cfg: o, now: now, log: log, limits: logLimiters{every: time.Second}}
 	v.keys = &jwksCache{issuer: o.Issuer, url: o.JWKSURL, client: &client, maxAge: o.KeysMaxAge, minInterval: o.KeysMinInterval, now: now,
 		onFetch: func(url string, n int, err error) {
 			if err != nil {
@@ -273,14 +271,7 @@ func algNames() string {
 // were held back since the last one: refused tokens are logged, and a
 // flood of them is not a flood of lines.
 func (v *oauthVerifier) logLimited(kind string, level slog.Level, msg string, args ...any) {
-	v.mu.Lock()
-	l := v.limits[kind]
-	if l == nil {
-		l = &logLimiter{every: time.Second}
-		v.limits[kind] = l
-	}
-	v.mu.Unlock()
-	held, ok := l.allow()
+	held, ok := v.limits.allow(kind)
 	if !ok {
 		return
 	}

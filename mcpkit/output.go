@@ -3,9 +3,13 @@ package mcpkit
 import (
 	"bytes"
 	"encoding/json"
+	"hash/fnv"
+	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -116,13 +120,25 @@ func (k *Runtime) conform(t *Tool, res *mcp.CallToolResult, red *redactor) {
 	k.afterReply.do(func() { k.warnMisfit(t, leaves, red) })
 }
 
-// warnMisfit logs what of a result did not fit the tool's output schema.
-// It runs once the result is out, as the audit line does (afterReply):
-// an API whose answers drifted from its description would otherwise make
-// every call wait for this line, and for the text of its problems. What
-// it logs passes red (the call's redactor, on top of the server's log
-// redaction): a problem can quote the response.
+// misfitLogEvery is how often the same misfit of the same tool is logged.
+// An API whose answers drifted from its description drifts on every call:
+// one line a minute says so, with the count of the calls in between
+// (similar_lines_held_back), where a line per call flooded the log and
+// took a share of every call's CPU (the benchmark's discourse calls: 6 %).
+const misfitLogEvery = time.Minute
+
+// warnMisfit logs what of a result did not fit the tool's output schema,
+// unless the same did for the same tool within misfitLogEvery. It runs
+// once the result is out, as the audit line does (afterReply): an API
+// whose answers drifted from its description would otherwise make every
+// call wait for this line, and for the text of its problems. What it logs
+// passes red (the call's redactor, on top of the server's log redaction):
+// a problem can quote the response.
 func (k *Runtime) warnMisfit(t *Tool, leaves []*jsonschema.ValidationError, red *redactor) {
+	held, ok := k.misfits.allow(misfitKey(t, leaves))
+	if !ok {
+		return
+	}
 	problems := make([]string, len(leaves))
 	for i, e := range leaves {
 		where := argPath(e.InstanceLocation)
@@ -131,8 +147,30 @@ func (k *Runtime) warnMisfit(t *Tool, leaves []*jsonschema.ValidationError, red 
 		}
 		problems[i] = where + ": " + e.ErrorKind.LocalizedString(printer)
 	}
-	k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)",
-		"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; ")))
+	args := []any{"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; "))}
+	if held > 0 {
+		args = append(args, "similar_lines_held_back", held)
+	}
+	k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)", args...)
+}
+
+// misfitKey names a misfit by its tool and where and against which
+// keyword each problem is, not by the values: a drifted field whose value
+// changes from call to call is the same misfit. Hashed, so that what
+// the limiter keeps names no member of a response.
+func misfitKey(t *Tool, leaves []*jsonschema.ValidationError) string {
+	h := fnv.New64a()
+	for _, e := range leaves {
+		io.WriteString(h, e.SchemaURL)
+		for _, s := range e.ErrorKind.KeywordPath() {
+			io.WriteString(h, "\x00"+s)
+		}
+		for _, s := range e.InstanceLocation {
+			io.WriteString(h, "\x01"+s)
+		}
+		io.WriteString(h, "\x02")
+	}
+	return t.Name + "\x00" + strconv.FormatUint(h.Sum64(), 16)
 }
 
 // leafErrors appends the innermost failures of a validation error to

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -158,6 +159,52 @@ func TestUnbuildableRequestIsNotRetried(t *testing.T) {
 	}
 	if hits.Load() != 0 {
 		t.Errorf("the backend was called %d times", hits.Load())
+	}
+}
+
+// TestMisfitLoggedOncePerInterval: an API that drifted from its
+// description drifts on every call. The same misfit of the same tool (the
+// same places failing the same keywords, whatever the values) is logged
+// once per interval, and the next line counts the calls held back; a
+// different misfit, or another tool's, has a line of its own.
+func TestMisfitLoggedOncePerInterval(t *testing.T) {
+	var log bytes.Buffer
+	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	k.misfits.now = func() time.Time { return clock }
+	const misfit = "does not match the tool's output schema"
+	get := &Tool{Name: "get_thing", OutputSchema: outSchema}
+	list := &Tool{Name: "list_things", OutputSchema: outSchema}
+	call := func(tool *Tool, sc string) int {
+		log.Reset()
+		k.conform(tool, &mcp.CallToolResult{StructuredContent: decode(t, sc)}, nil)
+		return strings.Count(log.String(), misfit)
+	}
+	for i, c := range []struct {
+		name string
+		tool *Tool
+		sc   string
+		want int
+	}{
+		{"first misfit", get, `{"price":"12.50"}`, 1},
+		{"the same again", get, `{"price":"12.50"}`, 0},
+		{"the same place and keyword, another value", get, `{"price":"13"}`, 0},
+		{"another place", get, `{"tags":{"k":"v"}}`, 1},
+		{"the first one, for another tool", list, `{"price":"12.50"}`, 1},
+		{"a result that fits", get, `{"price":12.5}`, 0},
+	} {
+		if got := call(c.tool, c.sc); got != c.want {
+			t.Errorf("%d (%s): %d lines, want %d", i, c.name, got, c.want)
+		}
+	}
+	// Once the interval has passed, the line comes again, counting the two
+	// held back.
+	clock = clock.Add(misfitLogEvery)
+	if got := call(get, `{"price":"14"}`); got != 1 || !strings.Contains(log.String(), `"similar_lines_held_back":2`) {
+		t.Errorf("after the interval: %d lines, want 1 counting the 2 held back:\n%s", got, log.String())
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -82,26 +81,4 @@ func (l redisLog) Printf(_ context.Context, format string, v ...any) {
 	if n, ok := l.limit.allow(); ok {
 		l.log.Warn("redis client", "error", strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: "), "suppressed_since_last", n)
 	}
-}
-
-// logLimiter lets a repeated log line through at most once per interval,
-// counting the ones it held back.
-type logLimiter struct {
-	every time.Duration
-	mu    sync.Mutex
-	last  time.Time
-	held  int
-}
-
-// allow reports whether to log now, and how many were held back since the
-// last line.
-func (l *logLimiter) allow() (held int, ok bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if now := time.Now(); now.Sub(l.last) >= l.every {
-		held, l.held, l.last = l.held, 0, now
-		return held, true
-	}
-	l.held++
-	return 0, false
 }

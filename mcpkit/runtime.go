@@ -196,6 +196,9 @@ type Runtime struct {
 	// afterReply defers each call's audit record until the connection
 	// has written its result (stdio); nil: written before the result.
 	afterReply *afterReply
+	// misfits limits the warnings about results that do not fit their
+	// tool's output schema (output.go).
+	misfits logLimiters
 	// deadlines cuts backend requests off at cfg.Timeout (deadline.go).
 	deadlines requestDeadlines
 	// tools are the registered tools in order, byName by name, meta the
@@ -265,7 +268,7 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	if baseProblem != "" && cfg.BaseURL != "" {
 		baseProblem = fmt.Sprintf("the API description's server %q is not an absolute http(s) URL", cfg.BaseURL)
 	}
-	k := &Runtime{api: api, cfg: cfg, base: base, baseProblem: baseProblem, creds: map[string]credential{}}
+	k := &Runtime{api: api, cfg: cfg, base: base, baseProblem: baseProblem, creds: map[string]credential{}, misfits: logLimiters{every: misfitLogEvery}}
 	if cfg.HTTPClient != nil {
 		cp := *cfg.HTTPClient
 		k.client = &cp
