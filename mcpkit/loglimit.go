@@ -20,11 +20,11 @@ type logLimiter struct {
 func (l *logLimiter) allow() (held int, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	now := time.Now()
+	clock := time.Now
 	if l.now != nil {
-		now = l.now()
+		clock = l.now
 	}
-	if now.Sub(l.last) >= l.every {
+	if now := clock(); now.Sub(l.last) >= l.every {
 		held, l.held, l.last = l.held, 0, now
 		return held, true
 	}
@@ -60,4 +60,13 @@ func (ls *logLimiters) allow(key string) (held int, ok bool) {
 	}
 	ls.mu.Unlock()
 	return l.allow()
+}
+
+// withHeld adds to a limited line's attributes how many lines of its key
+// were held back before it, when any were.
+func withHeld(args []any, held int) []any {
+	if held > 0 {
+		args = append(args, "similar_lines_held_back", held)
+	}
+	return args
 }

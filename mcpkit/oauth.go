@@ -275,10 +275,7 @@ func (v *oauthVerifier) logLimited(kind string, level slog.Level, msg string, ar
 	if !ok {
 		return
 	}
-	if held > 0 {
-		args = append(args, "similar_lines_held_back", held)
-	}
-	v.log.Log(context.Background(), level, msg, args...)
+	v.log.Log(context.Background(), level, msg, withHeld(args, held)...)
 }
 
 // ready is the readiness check: the keys can be had.

@@ -147,11 +147,8 @@ func (k *Runtime) warnMisfit(t *Tool, leaves []*jsonschema.ValidationError, red 
 		}
 		problems[i] = where + ": " + e.ErrorKind.LocalizedString(printer)
 	}
-	args := []any{"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; "))}
-	if held > 0 {
-		args = append(args, "similar_lines_held_back", held)
-	}
-	k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)", args...)
+	k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)",
+		withHeld([]any{"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; "))}, held)...)
 }
 
 // misfitKey names a misfit by its tool and where and against which
