@@ -20,43 +20,65 @@ import (
 type posIndex struct {
 	nodes []posNode // nodes[0] is the document's mapping
 	refs  []string  // the mappings' $refs; refs[0] is no $ref
-	// keys holds each key once while the index is made: a key is a string
-	// of the parse's own, which only the index would keep (stripe: most of
-	// its 100,000 keys are a few dozen keywords, 1.5 MB as their own).
-	keys map[string]string
+	// names are the keys, each once: a node holds its key's number (most
+	// of stripe's 100,000 keys are a few dozen keywords).
+	names []string
+	// keys numbers each key while the index is made.
+	keys map[string]uint32
 }
 
-// key is k as the index keeps it: one string for each key.
-func (x *posIndex) key(k string) string {
-	if s, ok := x.keys[k]; ok {
-		return s
+// key is the number of key k, given one the first time k is seen.
+func (x *posIndex) key(k string) uint32 {
+	if id, ok := x.keys[k]; ok {
+		return id
 	}
 	if x.keys == nil {
-		x.keys = map[string]string{}
+		x.keys = map[string]uint32{}
 	}
-	x.keys[k] = k
-	return k
+	id := uint32(len(x.names))
+	x.names = append(x.names, k)
+	x.keys[k] = id
+	return id
 }
 
-// posNode is a mapping's member, or a list's element, and its value
-// (40 bytes: stripe's index has about 100,000).
+// posNode is a mapping's member, or a list's element, and its value: 24
+// bytes, as stripe's index has about 100,000 of them and it stays in
+// memory for the whole run.
 type posNode struct {
-	key       string // the member's key; "" for an element
+	key       uint32 // the member's key: names[key]; 0 for an element
 	line, col int32  // where the member's key is; an element's first key, or the element
 	first, n  int32  // the value's members or elements: nodes[first : first+n]
-	ref       int32  // the value's $ref: refs[ref], when not 0
-	kind      uint8  // the value's yaml.Kind
+	// refKind is the value's $ref, refs[refKind&refMask] when not 0,
+	// and its yaml.Kind in the bits above.
+	refKind uint32
 }
+
+const (
+	refMask   = 1<<kindShift - 1
+	kindShift = 28
+)
+
+// ref is the number of the value's $ref in refs (0: none).
+func (n posNode) ref() int { return int(n.refKind & refMask) }
+
+// kind is the value's yaml.Kind.
+func (n posNode) kind() yaml.Kind { return yaml.Kind(n.refKind >> kindShift) }
+
+// setKind records the value's yaml.Kind.
+func (n *posNode) setKind(k yaml.Kind) { n.refKind = n.refKind&refMask | uint32(k)<<kindShift }
 
 // setRef gives node i the $ref ref.
 func (x *posIndex) setRef(i int, ref string) {
-	x.nodes[i].ref = int32(len(x.refs))
+	if len(x.refs) > refMask {
+		return // past 2^28 $refs a mapping's is not recorded: it is not followed
+	}
+	x.nodes[i].refKind = x.nodes[i].refKind&^refMask | uint32(len(x.refs))
 	x.refs = append(x.refs, ref)
 }
 
 // newPosIndex indexes a document node.
 func newPosIndex(doc *yaml.Node) *posIndex {
-	x := &posIndex{nodes: make([]posNode, 1, 1+countMembers(doc.Content[0])), refs: []string{""}}
+	x := &posIndex{nodes: make([]posNode, 1, 1+countMembers(doc.Content[0])), refs: []string{""}, names: []string{""}}
 	x.fill(0, doc.Content[0])
 	x.keys = nil
 	return x
@@ -84,7 +106,7 @@ func countMembers(n *yaml.Node) int {
 // fill describes n as the value of nodes[i], its members or elements
 // after the ones there are.
 func (x *posIndex) fill(i int, n *yaml.Node) {
-	x.nodes[i].kind = uint8(n.Kind)
+	x.nodes[i].setKind(n.Kind)
 	switch n.Kind {
 	case yaml.MappingNode:
 		first, count := len(x.nodes), len(n.Content)/2
@@ -94,7 +116,7 @@ func (x *posIndex) fill(i int, n *yaml.Node) {
 			k, v := n.Content[2*j], n.Content[2*j+1]
 			x.nodes[first+j].key = x.key(k.Value)
 			x.nodes[first+j].line, x.nodes[first+j].col = int32(k.Line), int32(k.Column)
-			if k.Value == "$ref" && v.Kind == yaml.ScalarNode && x.nodes[i].ref == 0 {
+			if k.Value == "$ref" && v.Kind == yaml.ScalarNode && x.nodes[i].ref() == 0 {
 				x.setRef(i, v.Value)
 			}
 		}
@@ -123,7 +145,7 @@ func (x *posIndex) fill(i int, n *yaml.Node) {
 func (x *posIndex) member(i int, key string) int {
 	n := x.nodes[i]
 	for j := n.first; j < n.first+n.n; j++ {
-		if x.nodes[j].key == key {
+		if x.names[x.nodes[j].key] == key {
 			return int(j)
 		}
 	}
@@ -145,10 +167,10 @@ func (x *posIndex) place(toks []string) int {
 	at, cur := -1, 0
 	for i, hops := 0, 0; i < len(toks) && hops < 32; {
 		next := -1
-		switch n := x.nodes[cur]; yaml.Kind(n.kind) {
+		switch n := x.nodes[cur]; n.kind() {
 		case yaml.MappingNode:
-			if next = x.member(cur, toks[i]); next < 0 && n.ref != 0 {
-				target := x.resolve(x.refs[n.ref], 0)
+			if next = x.member(cur, toks[i]); next < 0 && n.ref() != 0 {
+				target := x.resolve(x.refs[n.ref()], 0)
 				if target < 0 {
 					return at
 				}
@@ -199,10 +221,10 @@ func (x *posIndex) resolveFrom(cur int, toks []string, depth int) int {
 			tok = u
 		}
 		next := -1
-		switch n := x.nodes[cur]; yaml.Kind(n.kind) {
+		switch n := x.nodes[cur]; n.kind() {
 		case yaml.MappingNode:
-			if next = x.member(cur, tok); next < 0 && n.ref != 0 {
-				via := x.resolve(x.refs[n.ref], depth+1)
+			if next = x.member(cur, tok); next < 0 && n.ref() != 0 {
+				via := x.resolve(x.refs[n.ref()], depth+1)
 				if via < 0 {
 					return -1
 				}
@@ -246,7 +268,7 @@ type sharedMember struct {
 
 // newIndexBuilder starts an index with room for about size nodes.
 func newIndexBuilder(size int) *indexBuilder {
-	return &indexBuilder{x: &posIndex{nodes: make([]posNode, 1, 1+size), refs: []string{""}}, root: &sharedMapping{}}
+	return &indexBuilder{x: &posIndex{nodes: make([]posNode, 1, 1+size), refs: []string{""}, names: []string{""}}, root: &sharedMapping{}}
 }
 
 // add indexes a piece's mapping (the document's, holding the keys of its
@@ -297,7 +319,8 @@ func (b *indexBuilder) index() *posIndex {
 func (b *indexBuilder) layout(i int, s *sharedMapping) {
 	first := len(b.x.nodes)
 	n := &b.x.nodes[i]
-	n.kind, n.first, n.n = uint8(yaml.MappingNode), int32(first), int32(len(s.members))
+	n.first, n.n = int32(first), int32(len(s.members))
+	n.setKind(yaml.MappingNode)
 	for _, m := range s.members {
 		if m.isRef {
 			b.x.setRef(i, m.ref)

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	yaml "go.yaml.in/yaml/v4"
@@ -129,7 +130,7 @@ func TestStreamReadsAsTheWhole(t *testing.T) {
 // sameIndex compares node i of a with node j of b and what is under them.
 func sameIndex(a *posIndex, i int, b *posIndex, j int, at string) string {
 	x, y := a.nodes[i], b.nodes[j]
-	if x.key != y.key || x.line != y.line || x.col != y.col || x.kind != y.kind || x.n != y.n || a.refs[x.ref] != b.refs[y.ref] {
+	if a.names[x.key] != b.names[y.key] || x.line != y.line || x.col != y.col || x.kind() != y.kind() || x.n != y.n || a.refs[x.ref()] != b.refs[y.ref()] {
 		return fmt.Sprintf("%s: %+v, want %+v", at, x, y)
 	}
 	for k := range x.n {
@@ -224,5 +225,12 @@ func TestStreamRefusesAsTheTree(t *testing.T) {
 	tree := parseTree(data)
 	if _, err := decodeTree(openapi3.NewLoader(), &locator{tree: tree}, location); err == nil {
 		t.Error("the whole tree's decode does not refuse it")
+	}
+}
+
+// The index stays in memory for the whole run: a node is 24 bytes.
+func TestPosNodeSize(t *testing.T) {
+	if n := unsafe.Sizeof(posNode{}); n != 24 {
+		t.Errorf("posNode is %d bytes, want 24", n)
 	}
 }
