@@ -270,8 +270,12 @@ func decodeStream(loader *openapi3.Loader, l *locator, location *url.URL) (*open
 		return nil, errTreeRefused
 	}
 	// Collected now, the heap's next goal is set by the document, not by
-	// the pieces' garbage.
-	go runtime.GC()
+	// the pieces' garbage. And collected before the stages that follow
+	// start: what they allocate during a concurrent collection counts as
+	// live, and would set the goal that much higher (stripe: the goal from
+	// 34 MB "live" instead of the document's 28, and a peak RSS 9 MiB
+	// higher, for the 3-5 % of wall time the collection takes alone).
+	runtime.GC()
 	return doc, nil
 }
 
