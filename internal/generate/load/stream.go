@@ -182,6 +182,7 @@ func decodeStream(loader *openapi3.Loader, l *locator, location *url.URL) (*open
 	schemas := openapi3.Schemas{}
 	names := map[string]bool{}
 	pathsTaken, schemasTaken := false, false
+	in := newInterner()
 	for i, p := range pieces {
 		m := <-parsed[i%len(parsed)]
 		if m == nil {
@@ -210,6 +211,9 @@ func decodeStream(loader *openapi3.Loader, l *locator, location *url.URL) (*open
 			if err != nil {
 				return nil, errTreeRefused
 			}
+			for _, part := range parts {
+				in.piece(part, nil, nil)
+			}
 			pathParts, pathsTaken = append(pathParts, parts...), true
 			paths.Content = nil
 		}
@@ -223,16 +227,19 @@ func decodeStream(loader *openapi3.Loader, l *locator, location *url.URL) (*open
 		if held == nil || held.Kind != yaml.MappingNode || len(held.Content) == 0 {
 			continue
 		}
+		decoded := make([]string, 0, len(held.Content)/2)
 		for i := 0; i < len(held.Content); i += 2 {
 			k := held.Content[i]
 			if k.Kind != yaml.ScalarNode || isMergeKey(k) || names[k.Value] {
 				return nil, errNotStreamed
 			}
 			names[k.Value] = true
+			decoded = append(decoded, k.Value)
 		}
 		if decodeSchemas(schemas, held, func() {}) != nil {
 			return nil, errTreeRefused
 		}
+		in.piece(nil, schemas, decoded)
 		schemasTaken = true
 		held.Content = nil
 	}
@@ -268,6 +275,11 @@ func decodeStream(loader *openapi3.Loader, l *locator, location *url.URL) (*open
 	}
 	if err := loader.ResolveRefsIn(doc, location); err != nil {
 		return nil, errTreeRefused
+	}
+	if !in.finish(doc, l.index.refs) {
+		// A $ref points inside a schema, at a place piece shared: read
+		// whole, the document shares only what nothing points at.
+		return nil, errNotStreamed
 	}
 	// Collected now, the heap's next goal is set by the document, not by
 	// the pieces' garbage. And collected before the stages that follow

@@ -123,6 +123,7 @@ func decodeTree(loader *openapi3.Loader, l *locator, location *url.URL) (*openap
 	if err := loader.ResolveRefsIn(doc, location); err != nil {
 		return nil, err
 	}
+	internLeaves(doc)
 	return doc, nil
 }
 
