@@ -154,6 +154,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	} else {
 		b.report.note("openapi-mcp-generator was not measured (--alt=false, or no npm): its columns are empty.")
 	}
+	b.settle(filepath.Join(b.work, "bin"))
+	if b.alt != nil {
+		b.settle(b.alt.node)
+	}
 	b.phase("setup done")
 	b.machine(ctx)
 

@@ -78,6 +78,7 @@ func (b *runner) measureDynamic(ctx context.Context, specs []Spec, tokens string
 		if _, err := run(ctx, b.tailor.mod, goEnv, append([]string{"go", "build", "-o", filepath.Join(b.work, "bin") + string(filepath.Separator)}, build...)...); err != nil {
 			return err
 		}
+		b.settle(filepath.Join(b.work, "bin"))
 	}
 	for _, s := range specs {
 		b.logf("%s: dynamic mode, %d interleaved cold starts", s.Name, b.cfg.Runs)

@@ -93,6 +93,7 @@ func (b *runner) measureQuotes(ctx context.Context) error {
 	if _, err := run(ctx, b.tailor.mod, goEnv, "go", "build", "-o", bin, "./benchquotes/cmd/benchquotes"); err != nil {
 		return err
 	}
+	b.settle(bin)
 	redisURL, stopRedis, err := b.startRedis(ctx, redisBin)
 	if err != nil {
 		return err

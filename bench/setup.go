@@ -533,3 +533,26 @@ func (b *runner) buildTokens(ctx context.Context) (string, error) {
 	_, err := run(ctx, filepath.Join(b.root, "bench", "tokens"), []string{"GOWORK=off", "GOFLAGS=-mod=readonly"}, "go", "build", "-o", bin, ".")
 	return bin, err
 }
+
+// settle drops the executables at paths, or in the folders at paths, from
+// the page cache once they are built (dropCached says why), so that every
+// program measured, tailor's and the alternative's, is read as it would be
+// from disk. The untimed warm-up runs read them back.
+func (b *runner) settle(paths ...string) {
+	for _, p := range paths {
+		files := []string{p}
+		if entries, err := os.ReadDir(p); err == nil {
+			files = files[:0]
+			for _, e := range entries {
+				if e.Type().IsRegular() {
+					files = append(files, filepath.Join(p, e.Name()))
+				}
+			}
+		}
+		for _, f := range files {
+			if err := dropCached(f); err != nil {
+				b.logf("settle %s: %v", f, err)
+			}
+		}
+	}
+}
