@@ -1,6 +1,7 @@
 package load
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -209,15 +210,6 @@ func (w *leafWalker) paths(paths *openapi3.Paths) {
 	}
 }
 
-func sortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
-}
-
 func (w *leafWalker) parameters(ps openapi3.Parameters) {
 	for _, ref := range ps {
 		if ref != nil && ref.Value != nil {
@@ -362,7 +354,7 @@ func leafKey(b []byte, s *openapi3.Schema) ([]byte, bool) {
 		value('e', e)
 	}
 	flag(s.Extensions == nil)
-	for _, name := range sortedNames(s.Extensions) {
+	for _, name := range slices.Sorted(maps.Keys(s.Extensions)) {
 		field('x', name)
 		value('v', s.Extensions[name])
 	}
