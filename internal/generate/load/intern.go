@@ -243,7 +243,7 @@ func (w *leafWalker) content(c openapi3.Content) {
 	}
 }
 
-// schema walks ref and its subschemas, once each.
+// schema walks ref and its subschemas, stopping at $refs.
 func (w *leafWalker) schema(ref *openapi3.SchemaRef) {
 	if ref == nil || ref.Value == nil {
 		return
@@ -257,46 +257,7 @@ func (w *leafWalker) schema(ref *openapi3.SchemaRef) {
 		w.holders = append(w.holders, ref)
 		return
 	}
-	one := func(r *openapi3.SchemaRef) { w.schema(r) }
-	list := func(rs openapi3.SchemaRefs) {
-		for _, r := range rs {
-			w.schema(r)
-		}
-	}
-	named := func(m openapi3.Schemas) {
-		for _, r := range m {
-			w.schema(r)
-		}
-	}
-	named(s.Properties)
-	named(s.PatternProperties)
-	named(s.DependentSchemas)
-	named(s.Defs)
-	list(s.AllOf)
-	list(s.AnyOf)
-	list(s.OneOf)
-	list(s.PrefixItems)
-	one(s.Items)
-	one(s.Not)
-	one(s.AdditionalProperties.Schema)
-	one(s.UnevaluatedItems.Schema)
-	one(s.UnevaluatedProperties.Schema)
-	one(s.Contains)
-	one(s.PropertyNames)
-	one(s.If)
-	one(s.Then)
-	one(s.Else)
-	one(s.ContentSchema)
-}
-
-// isLeaf reports whether s has no subschemas.
-func isLeaf(s *openapi3.Schema) bool {
-	return len(s.Properties)+len(s.PatternProperties)+len(s.DependentSchemas)+len(s.Defs)+
-		len(s.AllOf)+len(s.AnyOf)+len(s.OneOf)+len(s.PrefixItems) == 0 &&
-		s.Items == nil && s.Not == nil && s.AdditionalProperties.Schema == nil &&
-		s.UnevaluatedItems.Schema == nil && s.UnevaluatedProperties.Schema == nil &&
-		s.Contains == nil && s.PropertyNames == nil && s.If == nil && s.Then == nil &&
-		s.Else == nil && s.ContentSchema == nil
+	subschemas(s, func(r *openapi3.SchemaRef, _, _ string) { w.schema(r) })
 }
 
 // leafKey appends to b a key that two schemas share exactly when they

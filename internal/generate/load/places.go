@@ -208,32 +208,10 @@ func (sp *schemaPlaces) schema(ref *openapi3.SchemaRef, at string) {
 		return
 	}
 	sp.ptrs[s] = at
-	one := func(r *openapi3.SchemaRef, key string) { sp.schema(r, at+"/"+key) }
-	list := func(rs openapi3.SchemaRefs, key string) {
-		for i, r := range rs {
-			sp.schema(r, at+"/"+key+"/"+strconv.Itoa(i))
+	subschemas(s, func(r *openapi3.SchemaRef, keyword, member string) {
+		if member != "" {
+			keyword += "/" + jsonpointer.Escape(member)
 		}
-	}
-	named := func(m openapi3.Schemas, key string) {
-		for name, r := range m {
-			sp.schema(r, at+"/"+key+"/"+jsonpointer.Escape(name))
-		}
-	}
-	named(s.Properties, "properties")
-	named(s.PatternProperties, "patternProperties")
-	named(s.DependentSchemas, "dependentSchemas")
-	named(s.Defs, "$defs")
-	list(s.AllOf, "allOf")
-	list(s.AnyOf, "anyOf")
-	list(s.OneOf, "oneOf")
-	list(s.PrefixItems, "prefixItems")
-	one(s.Items, "items")
-	one(s.Not, "not")
-	one(s.AdditionalProperties.Schema, "additionalProperties")
-	one(s.Contains, "contains")
-	one(s.PropertyNames, "propertyNames")
-	one(s.If, "if")
-	one(s.Then, "then")
-	one(s.Else, "else")
-	one(s.ContentSchema, "contentSchema")
+		sp.schema(r, at+"/"+keyword)
+	})
 }
