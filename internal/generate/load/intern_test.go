@@ -21,7 +21,7 @@ func internSpec(t *testing.T, refInside bool) string {
 	b.WriteString("    Code: {type: string, maxLength: 5000}\n")
 	b.WriteString("    Thing:\n      type: object\n      properties:\n        code: {type: string, maxLength: 5000}\n        when: {type: string, default: now}\n")
 	b.WriteString("paths:\n")
-	for i := 0; b.Len() < 3*pieceSize; i++ {
+	for i := 0; b.Len() < minStreamed+pieceSize; i++ {
 		fmt.Fprintf(&b, "  /things%d:\n    get:\n      parameters:\n", i)
 		fmt.Fprintf(&b, "      - {name: a, in: query, schema: {type: string, maxLength: 5000}}\n")
 		fmt.Fprintf(&b, "      - {name: b, in: query, schema: {type: string, maxLength: 5000, description: the b}}\n")

@@ -26,7 +26,7 @@ func streamTexts(t *testing.T) map[string][]byte {
 	} {
 		m, _ := filepath.Glob(pattern)
 		for _, p := range m {
-			if b, err := os.ReadFile(p); err == nil && len(b) >= 2*pieceSize && (!testing.Short() || len(b) < 1<<20) {
+			if b, err := os.ReadFile(p); err == nil && len(b) >= minStreamed && (!testing.Short() || len(b) < 1<<20) {
 				texts[filepath.Base(p)] = b
 			}
 		}
@@ -206,7 +206,7 @@ func TestStreamLeavesToTheWholeRead(t *testing.T) {
 func TestStreamRefusesAsTheTree(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n")
-	for i := 0; b.Len() < 3*pieceSize; i++ {
+	for i := 0; b.Len() < minStreamed+pieceSize; i++ {
 		fmt.Fprintf(&b, "  /a%d:\n    get:\n      responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/S'}}}}}\n", i)
 	}
 	b.WriteString("components:\n  schemas:\n    T: {type: string}\n")
