@@ -7,15 +7,18 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tailormcp/tailor/internal/gcpace"
 	"github.com/tailormcp/tailor/internal/hugeheap"
 )
 
 // prepareHeap lets a command that runs the pipeline once and exits grow
 // its heap in huge pages when the spec is large (internal/hugeheap says
-// why). serve does not: it runs for long, and mostly from its cache. A
-// spec that cannot be read is left to the loader to report.
+// why), and bounds the heap's growth past its live data (internal/gcpace).
+// serve does neither: it runs for long, and mostly from its cache. A spec
+// that cannot be read is left to the loader to report.
 func prepareHeap(specPath string) {
 	hugeheap.ForInput(specSize(specPath))
+	gcpace.Start()
 }
 
 // treeLimit bounds the entries specSize looks at below a spec's folder.
