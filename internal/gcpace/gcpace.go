@@ -82,8 +82,9 @@ var samples = []metrics.Sample{
 	{Name: "/memory/classes/heap/released:bytes"},
 }
 
-// readUsage reads Usage from runtime/metrics. Only the cleanup goroutine
-// calls it, one cleanup at a time.
+// readUsage reads Usage from runtime/metrics into the shared samples.
+// Calls never overlap: only a sentinel's cleanup calls it, and one
+// sentinel is armed at a time, by the cleanup after its read.
 func readUsage() Usage {
 	metrics.Read(samples)
 	var v [6]uint64
