@@ -3,7 +3,6 @@ package mcpkit
 import (
 	"context"
 	"io"
-	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tailormcp/tailor/internal/gcpace"
 	"github.com/tailormcp/tailor/internal/hugeheap"
 )
 
@@ -65,7 +65,7 @@ var startGate struct {
 // beginStartup holds the collector back until endStartup (or startWindow).
 func beginStartup() {
 	startGate.once.Do(func() {
-		if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		if gcpace.UserPaced() {
 			return
 		}
 		debug.SetGCPercent(-1)

@@ -79,15 +79,15 @@ func waitLimit(t *testing.T, ok func(int64) bool) int64 {
 	}
 }
 
-func TestUsersChoice(t *testing.T) {
+func TestUserPaced(t *testing.T) {
 	for _, c := range []struct {
 		gogc, limit string
 		want        bool
 	}{{"", "", false}, {"200", "", true}, {"off", "", true}, {"", "1GiB", true}} {
 		t.Setenv("GOGC", c.gogc)
 		t.Setenv("GOMEMLIMIT", c.limit)
-		if got := usersChoice(); got != c.want {
-			t.Errorf("GOGC=%q GOMEMLIMIT=%q: usersChoice() = %v", c.gogc, c.limit, got)
+		if got := UserPaced(); got != c.want {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: UserPaced() = %v", c.gogc, c.limit, got)
 		}
 	}
 }
