@@ -91,7 +91,7 @@ func testRequests(t *testing.T, sv server, tr string) {
 				for in, want := range map[string]string{
 					"../admin":  "/api/orders/..%2Fadmin",
 					"a/b?x=1#y": "/api/orders/a%2Fb%3Fx=1%23y",
-					"..":        "/api/orders/%2E%2E",
+					"...":       "/api/orders/...",
 					"50%":       "/api/orders/50%25",
 				} {
 					srv.Call(t, "get_order", map[string]any{"order_id": in})
@@ -99,6 +99,16 @@ func testRequests(t *testing.T, sv server, tr string) {
 					eq(t, "path for "+in, got.RawPath, want)
 					eq(t, "query for "+in, got.Query, "")
 				}
+			})
+
+			t.Run("dot segments are refused, raw or encoded", func(t *testing.T) {
+				backend.Take()
+				for _, in := range []string{"..", ".", "%2E%2E", "%2e", "%252E%252E"} {
+					res := srv.Call(t, "get_order", map[string]any{"order_id": in})
+					eq(t, "isError for "+in, res.IsError, true)
+					contains(t, testkit.Text(res), "order_id", "relative step", "Nothing was sent")
+				}
+				eq(t, "requests sent", len(backend.Take()), 0)
 			})
 
 			t.Run("header injection is refused", func(t *testing.T) {

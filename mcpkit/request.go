@@ -97,18 +97,13 @@ func (r *Request) Path(name string, v Value, st Style) {
 		return
 	}
 	r.path[name] = s
+	r.checkSegment(name)
 }
 
-// pathEscape escapes a value into one path segment. "/", "?", "#" and "%"
-// are escaped by PathEscape; "." and ".." are escaped too, since a segment
-// made only of dots would be taken as a relative path step.
-func pathEscape(s string) string {
-	e := url.PathEscape(s)
-	if strings.Trim(e, ".") == "" {
-		e = strings.ReplaceAll(e, ".", "%2E")
-	}
-	return e
-}
+// pathEscape escapes a value into one path segment: "/", "?", "#" and "%"
+// are escaped by PathEscape. A segment that is or decodes to "." or ".." is
+// refused by checkSegment, since no escaping keeps it in its place.
+func pathEscape(s string) string { return url.PathEscape(s) }
 
 func matrix(name string, v any, explode bool) string {
 	switch x := v.(type) {
