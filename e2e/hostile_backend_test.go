@@ -316,6 +316,23 @@ func testHostileBackend(t *testing.T, sv server) {
 		stillWorks(t)
 	})
 
+	t.Run("invisible characters reach the audit log escaped", func(t *testing.T) {
+		// A right-to-left override would show an operator "srv_1exe.txt"
+		// as "srv_1txt.exe"; DEL and C1 controls act on terminals.
+		id := "srv_\u202etxt.exe\x7f\u0085\u200bend"
+		call(t, "get_server", map[string]any{"server_id": id})
+		lines := auditLines(t, srv, "get_server", 1, `srv_\u202etxt.exe\u007f\u0085\u200bend`)
+		for _, raw := range []string{"\u202e", "\x7f", "\u0085", "\u200b"} {
+			if strings.Contains(srv.Stderr(), raw) {
+				t.Errorf("%q reached stderr unescaped", raw)
+			}
+		}
+		var rec struct{ Args map[string]string }
+		if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil || rec.Args["server_id"] != id {
+			t.Errorf("the record decodes to %q (%v), want the argument as sent", rec.Args["server_id"], err)
+		}
+	})
+
 	// What the server logged (its own lines, go-sdk's, and the audit
 	// records) holds no secret either. A call's audit record is its last
 	// line: once a last call's record is in, so is everything before it.

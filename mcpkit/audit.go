@@ -168,7 +168,7 @@ func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time, 
 			return
 		}
 	}
-	line := append(c.redactor().Bytes(b), '\n')
+	line := append(escapeInvisible(c.redactor().Bytes(b)), '\n')
 	k.auditOut.mu.Lock()
 	defer k.auditOut.mu.Unlock()
 	k.auditOut.w.Write(line)
