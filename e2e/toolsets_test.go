@@ -119,9 +119,18 @@ func TestToolsetSelection(t *testing.T) {
 					{[]string{"--toolsets", "refnds"}, `--toolsets (BACKOFFICE_TOOLSETS): unknown toolset "refnds"; did you mean "refunds"?`},
 					{[]string{"--tools", "get_ordr"}, `--tools (BACKOFFICE_TOOLS): unknown tool "get_ordr"; did you mean "get_order"?`},
 					{[]string{"--exclude-tools", "refund_item"}, `--exclude-tools (BACKOFFICE_EXCLUDE_TOOLS): unknown tool "refund_item"; did you mean "refund_items"?`},
+					// A list that names nothing is a mistake, not the defaults.
+					{[]string{"--toolsets", ","}, `--toolsets "," names nothing: give one or more names separated by commas, or leave it out`},
+					{[]string{"--tools", " , "}, `--tools " , " names nothing`},
+					{[]string{"--exclude-tools="}, `--exclude-tools "" names nothing`},
+					{[]string{"BACKOFFICE_TOOLSETS=,"}, `BACKOFFICE_TOOLSETS "," names nothing`},
 				} {
-					cmd := exec.Command(bin, append(slices.Clone(pre), c.args...)...)
-					cmd.Env = env
+					args, cenv := c.args, env
+					if strings.Contains(args[0], "=") && !strings.HasPrefix(args[0], "--") {
+						args, cenv = nil, append(slices.Clone(env), args[0])
+					}
+					cmd := exec.Command(bin, append(slices.Clone(pre), args...)...)
+					cmd.Env = cenv
 					out, err := cmd.CombinedOutput()
 					if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 						t.Fatalf("%v: want exit 2, got %v\n%s", c.args, err, out)

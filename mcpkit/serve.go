@@ -136,6 +136,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	set.positive("http-idle-timeout", *idleTO, "2m")
 	set.atLeast("max-response-bytes", *maxResponse, 1)
 	ops.check(set)
+	selection := choice.selection(set)
 	if len(set.errs) > 0 {
 		for _, e := range set.errs {
 			fmt.Fprintf(stderr, "%s: %s\n", api.Name, e)
@@ -144,7 +145,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	}
 	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr,
 		QuoteTTL: *quoteTTL, MaxQuotes: *maxQuotes, MaxUsedQuotes: *maxUsed, MaxQuotesPerCaller: *maxPerCall, AllowUnverifiedContext: *unverified, MaxResponseBytes: *maxResponse,
-		Selection: choice.selection(set)}
+		Selection: selection}
 	if key := env("APPROVAL_KEY"); key != "" {
 		cfg.ApprovalKey = []byte(key)
 	}

@@ -23,13 +23,19 @@ func declareSelection(set *settings) *choice {
 	}
 }
 
+// selection reads the selection flags; one given with no name in it (",",
+// "" or spaces) is an error, not a quiet fall-back to the defaults.
 func (c *choice) selection(set *settings) Selection {
-	s := Selection{Tools: commaList(*c.tools), ExcludeTools: commaList(*c.exclude), ReadOnly: *c.readOnly, Dynamic: *c.dynamic}
-	if set.given("toolsets") {
-		s.Toolsets = commaList(*c.toolsets)
-		if s.Toolsets == nil {
-			s.Toolsets = []string{}
+	list := func(flagName, value string) []string {
+		l := commaList(value)
+		if l == nil && set.given(flagName) {
+			set.errs = append(set.errs, fmt.Sprintf("%s %q names nothing: give one or more names separated by commas, or leave it out", set.source(flagName), value))
 		}
+		return l
+	}
+	s := Selection{Tools: list("tools", *c.tools), ExcludeTools: list("exclude-tools", *c.exclude), ReadOnly: *c.readOnly, Dynamic: *c.dynamic}
+	if set.given("toolsets") {
+		s.Toolsets = list("toolsets", *c.toolsets)
 	}
 	return s
 }
