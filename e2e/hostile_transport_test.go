@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -311,6 +312,77 @@ func closedWithin(conn net.Conn, d time.Duration) bool {
 		if _, err := conn.Read(buf); err != nil {
 			ne, ok := err.(net.Error)
 			return !(ok && ne.Timeout())
+		}
+	}
+}
+
+// TestHostileHTTPBatches: a JSON-RPC batch, which protocol versions before
+// 2025-06-18 allow, is refused whole over HTTP, stateful and stateless, so
+// one POST cannot fan out into many backend calls; single messages after it
+// still work.
+func TestHostileHTTPBatches(t *testing.T) {
+	for _, sv := range backofficeServers() {
+		for _, mode := range []string{"stateful", "stateless"} {
+			t.Run(sv.kind+"/"+mode, func(t *testing.T) {
+				rig := newShop(t)
+				bin, pre := sv.command(t)
+				args := slices.Clone(pre)
+				if mode == "stateless" {
+					args = append(args, "--stateless")
+				}
+				env := []string{"BACKOFFICE_BASE_URL=" + rig.url, "BACKOFFICE_CUSTOMER_ID=" + backend.Wang}
+				srv := testkit.RunHTTP(t, bin, env, args...)
+				post := func(session, body string) (*http.Response, string) {
+					t.Helper()
+					req, _ := http.NewRequest(http.MethodPost, srv.Endpoint, strings.NewReader(body))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", "application/json, text/event-stream")
+					req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
+					if session != "" {
+						req.Header.Set("Mcp-Session-Id", session)
+					}
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer resp.Body.Close()
+					b, _ := io.ReadAll(resp.Body)
+					return resp, string(b)
+				}
+				resp, _ := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"batcher","version":"1"}}}`)
+				eq(t, "initialize", resp.StatusCode, http.StatusOK)
+				session := resp.Header.Get("Mcp-Session-Id")
+				post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+				var calls []string
+				for i := range 200 {
+					calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_order","arguments":{"order_id":"5531"}}}`, i+1))
+				}
+				for _, batch := range []string{"[" + strings.Join(calls, ",") + "]", " \n\t[" + calls[0] + "]"} {
+					resp, body := post(session, batch)
+					eq(t, "batch status", resp.StatusCode, http.StatusBadRequest)
+					var e struct {
+						Error struct {
+							Code    int
+							Message string
+						}
+					}
+					if err := json.Unmarshal([]byte(body), &e); err != nil {
+						t.Fatalf("not a JSON-RPC error: %v\n%s", err, body)
+					}
+					eq(t, "code", e.Error.Code, -32600)
+					contains(t, e.Error.Message, "one JSON-RPC message per HTTP request", "not a batch")
+				}
+				eq(t, "requests the backend received", len(rig.shop.Calls()), 0)
+
+				// The same call alone goes through.
+				resp, body := post(session, calls[0])
+				eq(t, "single call", resp.StatusCode, http.StatusOK)
+				contains(t, body, "5531")
+				if n := len(rig.shop.Calls()); n != 1 {
+					t.Errorf("requests the backend received after one call: %d", n)
+				}
+			})
 		}
 	}
 }

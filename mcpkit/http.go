@@ -77,7 +77,7 @@ func serveHTTP(ctx context.Context, server *mcp.Server, k *Runtime, o httpOption
 			}
 		}
 	}
-	h = deadlines(cop.Handler(h), o.readTimeout, o.writeTimeout)
+	h = deadlines(cop.Handler(k.refuseBatches(h)), o.readTimeout, o.writeTimeout)
 	mux.Handle("/mcp", h)
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", k.readyz)

@@ -252,6 +252,7 @@ var catalog = []Message{
 	{ID: "frame_empty_batch", Text: "Invalid Request: an empty batch."},
 	{ID: "frame_batch_refused", Fields: []Field{{"version", "the protocol version the session uses"}},
 		Text: "Invalid Request: batches are not part of protocol version {{.version}}."},
+	{ID: "http_batch_refused", Text: "Invalid Request: this server takes one JSON-RPC message per HTTP request, not a batch; send the messages one at a time."},
 	{ID: "origin_refused", Fields: []Field{{"origin", "the request's Origin header"}},
 		Text: "Forbidden: cross-origin requests from {{.origin}} are not allowed (the server's operator can allow an origin with --allow-origin)."},
 
