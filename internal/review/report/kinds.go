@@ -72,7 +72,7 @@ var notFailures = map[string]bool{
 	"quote_ready": true, "done_no_content": true, "binary_content": true, "result_cut": true, "result_trimmed": true,
 	"result_text_failed": true, "steps_done": true, "steps_none_done": true, "steps_partly_done": true,
 	"approval_question": true, "frame_not_json": true, "frame_too_large": true, "frame_too_deep": true,
-	"frame_invalid": true, "frame_empty_batch": true, "frame_batch_refused": true, "origin_refused": true,
+	"frame_invalid": true, "frame_empty_batch": true, "frame_batch_refused": true, "http_batch_refused": true, "origin_refused": true,
 }
 
 // cutMessages say a result was cut to size.
