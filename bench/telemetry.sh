@@ -8,8 +8,7 @@
 #
 # and the first two again with the garbage collector off (GOGC=off: the
 # code path alone; with the collector on, its idle-time mark workers take
-# CPU by the machine's other load and move the figures by several percent)
-# and at GOGC=300, the setting a generated server serves with (startgc.go)
+# CPU by the machine's other load and move the figures by several percent),
 #
 # run in turn, ROUNDS times (A B C A B C …, so that a drift of the machine's
 # speed hits each alike), each round CALLS calls. Prints the median ns/op
@@ -56,8 +55,6 @@ for i in $(seq "$rounds"); do
   run "$work/head.test" on head-on
   GC=off run "$work/base.test" off base-off-nogc
   GC=off run "$work/head.test" off head-off-nogc
-  GC=300 run "$work/base.test" off base-off-serving
-  GC=300 run "$work/head.test" off head-off-serving
 done
 
 median() { sort -n "$1" | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
@@ -77,5 +74,3 @@ row "telemetry off (no OTEL_* set)" head-off "off ÷ before:" base-off
 row "telemetry on (SDK recording, export dropped)" head-on "on ÷ off:" head-off
 row "before telemetry, GOGC=off" base-off-nogc
 row "telemetry off, GOGC=off" head-off-nogc "off ÷ before:" base-off-nogc
-row "before telemetry, GOGC=300" base-off-serving
-row "telemetry off, GOGC=300 (as a generated server serves: startgc.go)" head-off-serving "off ÷ before:" base-off-serving

@@ -199,8 +199,6 @@ type Runtime struct {
 	// misfits limits the warnings about results that do not fit their
 	// tool's output schema (output.go).
 	misfits logLimiters
-	// deadlines cuts backend requests off at cfg.Timeout (deadline.go).
-	deadlines requestDeadlines
 	// tools are the registered tools in order, byName by name, meta the
 	// dynamic meta-tools (selection.go, dynamic.go).
 	tools  []*entry

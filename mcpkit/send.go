@@ -104,7 +104,7 @@ func (c *Call) sendOnce(r *Request, attempt int) (out response) {
 	}
 	var sent atomic.Bool
 	wrote := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent.Store(true) }}
-	ctx, cancel := c.kit.deadlines.withTimeout(httptrace.WithClientTrace(ctx, wrote), c.kit.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(ctx, wrote), c.kit.cfg.Timeout)
 	defer cancel()
 	hres, err := c.kit.client.Do(req.WithContext(ctx))
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -60,8 +59,6 @@ func Run(api API, register Register, args []string, stdin io.Reader, stdout, std
 }
 
 func run(api API, register Register, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	beginStartup()
-	defer endStartup()
 	env := func(name string) string { return os.Getenv(api.EnvPrefix + "_" + name) }
 	fs := flag.NewFlagSet(api.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -188,18 +185,13 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	defer stop()
 
 	if *httpAddr == "" {
-		reserveForListing(k)
-		var listed atomic.Bool
-		server.AddReceivingMiddleware(noteListed(&listed))
-		t := stdioTransport(stdin, listWatch{w: stdout, listed: &listed}, k)
+		t := stdioTransport(stdin, stdout, k)
 		if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			k.log.Error("server stopped", "error", err.Error())
 			return 1
 		}
 		return 0
 	}
-	// Over HTTP, sessions come and go: start-up ends with registration.
-	endStartup()
 	return serveHTTP(ctx, server, k, httpOptions{
 		addr: *httpAddr, stateless: *stateless, trustHeaders: *trustHdrs, origins: commaList(*origins),
 		sessionTimeout: *sessionIdle, readTimeout: *readTO, writeTimeout: *writeTO, idleTimeout: *idleTO,

@@ -214,10 +214,7 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		}
 		return h(c), nil
 	}
-	e.handler = func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		growCallStack()
-		return handle(ctx, req)
-	}
+	e.handler = handle
 	s.AddTool(def, e.handler)
 	// go-sdk keeps def: it lists the generated schemas from now on.
 	def.InputSchema, def.OutputSchema = input, output

@@ -54,7 +54,6 @@ Exit status: 0 up to date; 1 the inputs have errors (or breaking changes with
 				return err
 			}
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			prepareHeap(o.SpecPath)
 			out, genErr := generator.Run(o)
 			var files []generator.File
 			if genErr == nil {

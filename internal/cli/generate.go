@@ -32,7 +32,6 @@ printed as file:line:col errors.`,
 			if err := checkGenerateFlags("generate", &o, omitVersion); err != nil {
 				return err
 			}
-			prepareHeap(o.SpecPath)
 			out, err := generator.Run(o)
 			if err != nil {
 				return err

@@ -26,7 +26,6 @@ func (f *specFlags) addRefFlags(fl *pflag.FlagSet) {
 // the curated tool sets. Spec validation is skipped: its warnings are
 // generate's business. See generator.Run for what comes back with an error.
 func (f specFlags) run() (*generator.Output, error) {
-	prepareHeap(f.spec)
 	return generator.Run(generator.Options{SpecPath: f.spec, OverlayPath: f.overlay, AllowRemoteRefs: f.allowRemoteRefs, RefRoot: f.refRoot, SkipValidation: true})
 }
 

@@ -47,7 +47,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/cache"
@@ -73,17 +72,8 @@ type Program struct {
 // result of an earlier run with the same inputs from the cache. Errors are
 // the pipeline's.
 func Compile(opts generator.Options) (*Program, error) {
-	// The cache is read with the collector held back (then the previous
-	// setting, a user's GOGC included, is restored): what it allocates is
-	// the spec's bytes and the entry's (garbage soon, but all of it at
-	// once) and the tool set (which lives), and collections at a start's
-	// small heap marked the tool set again and again (stripe, a cached
-	// start with nothing to serve: CPU 52 → 48 ms). mcpkit.Run then holds
-	// it back in turn until the first tools/list is answered.
-	gc := debug.SetGCPercent(-1)
 	c := openCache(opts)
 	cached := c.load()
-	debug.SetGCPercent(gc)
 	if cached != nil {
 		return cached, nil
 	}
