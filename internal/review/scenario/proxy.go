@@ -27,17 +27,19 @@ type Request struct {
 // forwarded.
 const maxRecorded = 4 << 20
 
-// proxy sits between a server and its backend on loopback, forwards every
-// request unchanged and records it, so that scenarios can check what the
-// backend received.
-type proxy struct {
+// Proxy sits between a server and its backend on loopback, forwards every
+// request unchanged and records it, so that scenarios (and tailor eval's
+// success conditions) can check what the backend received.
+type Proxy struct {
 	URL      string
 	srv      *http.Server
 	mu       sync.Mutex
 	received []Request
 }
 
-func startProxy(backend string) (*proxy, error) {
+// StartProxy starts a recording proxy to backend; a backend that cannot be
+// reached is an error.
+func StartProxy(backend string) (*Proxy, error) {
 	target, err := url.Parse(backend)
 	if err != nil || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
 		return nil, fmt.Errorf("the backend %q is not an http(s) URL", backend)
@@ -56,7 +58,7 @@ func startProxy(backend string) (*proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &proxy{URL: "http://" + ln.Addr().String()}
+	p := &Proxy{URL: "http://" + ln.Addr().String()}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
@@ -84,8 +86,8 @@ func startProxy(backend string) (*proxy, error) {
 	return p, nil
 }
 
-// mark is how many requests were received so far.
-func (p *proxy) mark() int {
+// Mark is how many requests were received so far.
+func (p *Proxy) Mark() int {
 	if p == nil {
 		return 0
 	}
@@ -94,8 +96,8 @@ func (p *proxy) mark() int {
 	return len(p.received)
 }
 
-// since returns the requests received after mark.
-func (p *proxy) since(mark int) []Request {
+// Since returns the requests received after mark.
+func (p *Proxy) Since(mark int) []Request {
 	if p == nil {
 		return nil
 	}
@@ -104,7 +106,8 @@ func (p *proxy) since(mark int) []Request {
 	return append([]Request(nil), p.received[mark:]...)
 }
 
-func (p *proxy) close() {
+// Close stops the proxy.
+func (p *Proxy) Close() {
 	if p != nil {
 		p.srv.Close()
 	}

@@ -113,10 +113,10 @@ func Run(ctx context.Context, files []*File, targets []Target, opts Options) (*R
 	if err := checkTools(files, targets, tools); err != nil {
 		return nil, err
 	}
-	proxies := make([]*proxy, len(targets))
+	proxies := make([]*Proxy, len(targets))
 	defer func() {
 		for _, px := range proxies {
-			px.close()
+			px.Close()
 		}
 	}()
 	for i, t := range targets {
@@ -150,11 +150,11 @@ func Run(ctx context.Context, files []*File, targets []Target, opts Options) (*R
 	return res, nil
 }
 
-func proxyFor(t Target) (*proxy, error) {
+func proxyFor(t Target) (*Proxy, error) {
 	if t.Backend == "" {
 		return nil, nil
 	}
-	return startProxy(t.Backend)
+	return StartProxy(t.Backend)
 }
 
 // checkTools reports every call of a tool its target does not list, and,
@@ -212,7 +212,7 @@ type scenarioRun struct {
 	file   *File
 	sc     *Scenario
 	calls  []*Call
-	proxy  *proxy
+	proxy  *Proxy
 	opts   Options
 	result *ScenarioResult
 	totals *TargetResult
@@ -277,7 +277,7 @@ func (r *scenarioRun) call(ctx context.Context, s *server, n int, c *Call) bool 
 	r.mu.Lock()
 	r.approval, r.questions = c.Approval, nil
 	r.mu.Unlock()
-	mark := r.proxy.mark()
+	mark := r.proxy.Mark()
 	cctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	res, err := s.session.CallTool(cctx, &mcp.CallToolParams{Name: c.Tool, Arguments: args})
 	cancel()
@@ -301,7 +301,7 @@ func (r *scenarioRun) call(ctx context.Context, s *server, n int, c *Call) bool 
 	r.mu.Unlock()
 	ck := &checker{saved: r.saved, fail: failAt}
 	ck.approval(c, questions)
-	ck.expect(c, res, text, r.proxy.since(mark), r.proxy != nil)
+	ck.expect(c, res, text, r.proxy.Since(mark), r.proxy != nil)
 	if len(r.result.Failures) > before {
 		return false
 	}

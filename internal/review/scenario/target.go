@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -27,6 +28,9 @@ type Target struct {
 	// recording proxy; "" leaves the server's own configuration (and
 	// requests unrecorded).
 	Backend string
+	// Stderr, when set, receives a copy of the server's stderr (its audit
+	// log).
+	Stderr io.Writer
 }
 
 func (t Target) display() string {
@@ -55,6 +59,9 @@ func start(ctx context.Context, t Target, env, args []string, opts *mcp.ClientOp
 	cmd.Env = append(append(os.Environ(), t.Env...), env...)
 	buf := &tailBuffer{max: 64 << 10}
 	cmd.Stderr = buf
+	if t.Stderr != nil {
+		cmd.Stderr = io.MultiWriter(buf, t.Stderr)
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "tailor-test", Version: "1"}, opts)
 	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -64,6 +71,17 @@ func start(ctx context.Context, t Target, env, args []string, opts *mcp.ClientOp
 }
 
 func (s *server) close() { s.session.Close() }
+
+// Connect starts the target with env and args added, and returns the
+// go-sdk client session on it over stdio; closing the session stops the
+// server (and ends its stderr).
+func Connect(ctx context.Context, t Target, env, args []string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	s, err := start(ctx, t, env, args, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.session, nil
+}
 
 // ListTools starts the target and returns its tools/list.
 func ListTools(ctx context.Context, t Target) ([]*mcp.Tool, error) {
