@@ -38,7 +38,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.AddCommand(newGenerateCmd())
 	root.AddCommand(newDiffCmd(), newLintCmd(), newCheckCmd(), newInitCmd(), newMCPConfigCmd())
 	root.AddCommand(newServeCmd(), newMessagesCmd())
-	root.AddCommand(newReportCmd(), newTestCmd())
+	root.AddCommand(newReportCmd(), newTestCmd(), newEvalCmd())
 
 	err := root.Execute()
 	if err == nil {

@@ -60,56 +60,9 @@ start; a wrong command line).`,
 			if len(args) == 0 {
 				return usage("give at least one scenario file (see tailor test --help)")
 			}
-			var targets []scenario.Target
-			for i, s := range servers {
-				name, command, ok := strings.Cut(s, "=")
-				if !ok || strings.ContainsAny(name, " /") {
-					name, command = "server", s
-					if len(servers) > 1 {
-						name = fmt.Sprintf("server%d", i+1)
-					}
-				}
-				if len(scenario.SplitCommand(command)) == 0 {
-					return usage("--server %q has no command", s)
-				}
-				targets = append(targets, scenario.Target{Name: name, Command: scenario.SplitCommand(command), Display: command})
-			}
-			switch {
-			case spec != "" && len(servers) > 0:
-				return usage("give --server or --spec, not both")
-			case spec == "" && len(servers) == 0:
-				return usage("give a server to test: --server CMD, or --spec FILE [--overlay FILE]")
-			case compare && (spec == "" || overlay == ""):
-				return usage("--compare needs --spec and --overlay (the raw tool set beside the curated one)")
-			case overlay != "" && spec == "":
-				return usage("--overlay needs --spec")
-			}
-			if spec != "" {
-				served, err := servedTargets(spec, overlay, compare)
-				if err != nil {
-					return err
-				}
-				targets = served
-			}
-			switch {
-			case len(backends) == 1:
-				for i := range targets {
-					targets[i].Backend = backends[0]
-				}
-			case len(backends) > 1 && len(backends) != len(targets):
-				return usage("%d --backend URLs for %d targets: give one, or one per target", len(backends), len(targets))
-			case len(backends) > 1:
-				for i := range targets {
-					targets[i].Backend = backends[i]
-				}
-			}
-			for _, e := range env {
-				if !strings.Contains(e, "=") {
-					return usage("--env %q is not NAME=VALUE", e)
-				}
-				for i := range targets {
-					targets[i].Env = append(targets[i].Env, e)
-				}
+			targets, err := targetsOf("test", servers, spec, overlay, compare, backends, env)
+			if err != nil {
+				return err
 			}
 			var files []*scenario.File
 			var errs diag.Errors
@@ -155,6 +108,67 @@ start; a wrong command line).`,
 	fl.StringArrayVar(&env, "env", nil, "NAME=VALUE added to every server's environment (besides the scenario files' env); repeatable")
 	fl.DurationVar(&timeout, "timeout", 60*time.Second, "how long one call (or a server's start) may take")
 	return cmd
+}
+
+// targetsOf are the targets of tailor test and tailor eval: --server
+// commands, or tailor serve on --spec (and --overlay, with --compare the
+// raw tool set beside), each with its --backend and --env.
+func targetsOf(cmdName string, servers []string, spec, overlay string, compare bool, backends, env []string) ([]scenario.Target, error) {
+	usage := func(format string, a ...any) error {
+		return &exitError{code: ExitUsage, err: fmt.Errorf("tailor "+cmdName+": "+format, a...)}
+	}
+	var targets []scenario.Target
+	for i, s := range servers {
+		name, command, ok := strings.Cut(s, "=")
+		if !ok || strings.ContainsAny(name, " /") {
+			name, command = "server", s
+			if len(servers) > 1 {
+				name = fmt.Sprintf("server%d", i+1)
+			}
+		}
+		if len(scenario.SplitCommand(command)) == 0 {
+			return nil, usage("--server %q has no command", s)
+		}
+		targets = append(targets, scenario.Target{Name: name, Command: scenario.SplitCommand(command), Display: command})
+	}
+	switch {
+	case spec != "" && len(servers) > 0:
+		return nil, usage("give --server or --spec, not both")
+	case spec == "" && len(servers) == 0:
+		return nil, usage("give a server to test: --server CMD, or --spec FILE [--overlay FILE]")
+	case compare && (spec == "" || overlay == ""):
+		return nil, usage("--compare needs --spec and --overlay (the raw tool set beside the curated one)")
+	case overlay != "" && spec == "":
+		return nil, usage("--overlay needs --spec")
+	}
+	if spec != "" {
+		served, err := servedTargets(spec, overlay, compare)
+		if err != nil {
+			return nil, err
+		}
+		targets = served
+	}
+	switch {
+	case len(backends) == 1:
+		for i := range targets {
+			targets[i].Backend = backends[0]
+		}
+	case len(backends) > 1 && len(backends) != len(targets):
+		return nil, usage("%d --backend URLs for %d targets: give one, or one per target", len(backends), len(targets))
+	case len(backends) > 1:
+		for i := range targets {
+			targets[i].Backend = backends[i]
+		}
+	}
+	for _, e := range env {
+		if !strings.Contains(e, "=") {
+			return nil, usage("--env %q is not NAME=VALUE", e)
+		}
+		for i := range targets {
+			targets[i].Env = append(targets[i].Env, e)
+		}
+	}
+	return targets, nil
 }
 
 // servedTargets are tailor serve on spec: curated with the overlay, and
