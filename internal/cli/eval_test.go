@@ -292,3 +292,45 @@ func TestEvalOpenAILimits(t *testing.T) {
 		t.Fatalf("exit %d: budget reached %v, %d not run, %d spent, %d requests\n%s", code, r.BudgetReached, r.NotRun, r.Spent, model.Answered()-before, stderr)
 	}
 }
+
+// Named builds before and after a change side by side (the raw tool set
+// served by tailor serve, then the generated curated server), each on a
+// backend of its own that the task file's reset command prepares before
+// every trial.
+func TestEvalBeforeAfterOnResetBackends(t *testing.T) {
+	dir := t.TempDir()
+	abs, _ := filepath.Abs(repoRoot)
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "backoffice"), "./examples/backoffice/mcpserver/cmd/backoffice")
+	cmd.Dir = abs
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the generated server: %v\n%s", err, out)
+	}
+	resets := filepath.Join(dir, "resets.log")
+	tasks := strings.Replace(read(t, filepath.Join(abs, "examples", "backoffice", "tasks.yaml")),
+		"  start: shop-api --addr {addr}", `  reset: echo "$TAILOR_BACKEND" >> `+resets, 1)
+	if err := os.WriteFile(filepath.Join(dir, "tasks.yaml"), []byte(tasks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	self, _ := os.Executable()
+	agent := &backofficeAgent{}
+	model := evaltest.New(t, agent.next)
+	t.Setenv("EVAL_TEST_KEY", "scripted")
+	before, after := shopBackend(t), shopBackend(t)
+	code, stdout, stderr := run(t, "eval", filepath.Join(dir, "tasks.yaml"),
+		"--server", "before="+self+" serve --spec "+filepath.Join(abs, "examples", "backoffice", "openapi.yaml")+" --no-validate --",
+		"--server", "after="+filepath.Join(dir, "backoffice"), "--env", "TAILOR_CLI_TEST_SELF=1",
+		"--backend", before, "--backend", after,
+		"--provider", "anthropic", "--model", "scripted-model", "--base-url", model.URL, "--api-key-env", "EVAL_TEST_KEY", "--trials", "1")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"| | before | after |", "| success rate | 67% (2 of 3) | 100% (3 of 3) |", "- before, *refund the unshipped item*, 1×: POST /orders/5531/refunds: the backend received no request matching it (closest: POST /orders/5531/refunds"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the report lacks %q:\n%s", want, stdout)
+		}
+	}
+	lines := strings.Fields(read(t, resets))
+	if len(lines) != 6 || strings.Count(strings.Join(lines, "\n"), before) != 3 || strings.Count(strings.Join(lines, "\n"), after) != 3 {
+		t.Errorf("the reset command ran for %q, want three times for each backend", lines)
+	}
+}

@@ -308,9 +308,6 @@ func (p *parser) requestCount(n *yaml.Node, where string) *RequestCount {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == "count" {
 			if c, ok := p.Count(n.Content[i+1], "count"); ok {
-				if c < 0 {
-					p.Errorf(n.Content[i+1], "count must be 0 or more")
-				}
 				rc.Count, rc.HasCount = c, true
 			}
 			continue

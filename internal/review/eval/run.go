@@ -75,8 +75,14 @@ func Run(ctx context.Context, f *File, targets []scenario.Target, opts Options) 
 	}
 	b := &budget{limit: opts.Budget}
 	sem := make(chan struct{}, opts.Concurrency)
-	// A shared backend serves one trial at a time (they change its data).
-	shared := make([]sync.Mutex, len(targets))
+	// A backend of the command line serves one trial at a time (trials
+	// change its data), even when targets share it.
+	shared := map[string]*sync.Mutex{}
+	for _, t := range targets {
+		if shared[t.Backend] == nil {
+			shared[t.Backend] = &sync.Mutex{}
+		}
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	// Round after round, so that a budget that runs out leaves the targets
@@ -100,9 +106,9 @@ func Run(ctx context.Context, f *File, targets []scenario.Target, opts Options) 
 				go func() {
 					defer wg.Done()
 					defer func() { <-sem }()
-					if f.Backend.Start == "" {
-						shared[i].Lock()
-						defer shared[i].Unlock()
+					if f.Backend.Start == "" && t.Backend != "" {
+						shared[t.Backend].Lock()
+						defer shared[t.Backend].Unlock()
 					}
 					r := tr.run(ctx, n)
 					mu.Lock()

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/tailormcp/tailor/internal/review/report"
 )
 
 // Formats are the report formats Write takes.
@@ -32,7 +34,7 @@ const shownFindings = 5
 
 func writeMarkdown(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "#### tailor eval: %s\n\n", r.File)
-	fmt.Fprintf(w, "Model `%s`, %d trials per task and target; %s tokens spent", r.Model, r.Trials, thousands(r.Spent))
+	fmt.Fprintf(w, "Model `%s`, %s per task and target; %s tokens spent", r.Model, plural(r.Trials, "trial"), thousands(r.Spent))
 	if r.Budget > 0 {
 		fmt.Fprintf(w, " (budget %s)", thousands(r.Budget))
 	}
@@ -135,12 +137,19 @@ func writeMarkdown(w io.Writer, r *Result) {
 			fmt.Fprintf(w, "; never called: %s", strings.Join(names, ", "))
 		}
 		fmt.Fprintln(w, ".")
-		if len(t.Report.Findings) > 0 {
+		// Tools never called are listed above.
+		var findings []report.Finding
+		for _, f := range t.Report.Findings {
+			if len(t.Report.NeverCalled) == 0 || !strings.HasPrefix(f.Signal, "never called") {
+				findings = append(findings, f)
+			}
+		}
+		if len(findings) > 0 {
 			fmt.Fprintln(w)
 		}
-		for i, f := range t.Report.Findings {
+		for i, f := range findings {
 			if i == shownFindings {
-				fmt.Fprintf(w, "%d more in the JSON report.\n", len(t.Report.Findings)-shownFindings)
+				fmt.Fprintf(w, "%d more in the JSON report.\n", len(findings)-shownFindings)
 				break
 			}
 			where := ""
