@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: all build demo demo-petstore test test-short golden generate check-examples inspector vet bench corpus-report fuzz fmtcheck
+.PHONY: all build demo demo-petstore eval test test-short golden generate check-examples inspector vet bench corpus-report fuzz fmtcheck
 
 all: build test
 
@@ -18,6 +18,32 @@ demo:
 	$(GO) generate ./examples/backoffice
 	$(GO) build -o bin/backoffice ./examples/backoffice/mcpserver/cmd/backoffice
 	$(GO) run ./examples/backoffice/demo --server bin/backoffice
+
+# The back-office story's tasks (examples/backoffice/tasks.yaml) done by a
+# real model with the raw and the curated tool sets, side by side (tailor
+# eval); a fresh example backend per trial. It needs a key in the
+# environment, or EVAL_BASE_URL for a local OpenAI-compatible server; the
+# reports and transcripts go to .tools/eval.
+EVAL_PROVIDER ?= anthropic
+EVAL_MODEL ?= $(if $(filter openai,$(EVAL_PROVIDER)),gpt-4.1,claude-sonnet-4-5)
+EVAL_TRIALS ?= 5
+EVAL_KEY = $(if $(filter openai,$(EVAL_PROVIDER)),OPENAI_API_KEY,ANTHROPIC_API_KEY)
+eval:
+	@if [ -z "$$$(EVAL_KEY)" ] && [ -z "$(EVAL_BASE_URL)" ]; then \
+	  echo "make eval has a real model do the example's tasks; set its API key in the environment:"; \
+	  echo "  export ANTHROPIC_API_KEY=...   then  make eval                      (Anthropic, $(EVAL_MODEL))"; \
+	  echo "  export OPENAI_API_KEY=...      then  make eval EVAL_PROVIDER=openai (OpenAI)"; \
+	  echo "  make eval EVAL_PROVIDER=openai EVAL_BASE_URL=http://127.0.0.1:11434/v1 EVAL_MODEL=qwen3:8b (a local server)"; \
+	  echo "EVAL_MODEL picks the model, EVAL_TRIALS the trials per task and tool set (default 5)."; \
+	else \
+	  set -e; \
+	  $(GO) build -o bin/tailor ./cmd/tailor; \
+	  $(GO) build -o bin/shop-api ./examples/backoffice/backend/cmd/shop-api; \
+	  cd examples/backoffice && PATH="$(CURDIR)/bin:$$PATH" ../../bin/tailor eval tasks.yaml \
+	    --spec openapi.yaml --overlay overlay.yaml --compare \
+	    --provider $(EVAL_PROVIDER) --model $(EVAL_MODEL) --trials $(EVAL_TRIALS) \
+	    $(if $(EVAL_BASE_URL),--base-url $(EVAL_BASE_URL)) --out $(CURDIR)/.tools/eval; \
+	fi
 
 # The raw tool set of a small API, without an overlay.
 demo-petstore:
@@ -56,6 +82,7 @@ fuzz:
 	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzFitsSurely$$'
 	$(GO) test ./internal/review/report $(FUZZFLAGS) -fuzz '^FuzzRead$$'
 	$(GO) test ./internal/review/scenario $(FUZZFLAGS) -fuzz '^FuzzParse$$'
+	$(GO) test ./internal/review/eval $(FUZZFLAGS) -fuzz '^FuzzParse$$'
 	$(GO) test ./internal/generate/schema $(FUZZFLAGS) -fuzz '^FuzzMarshalString$$'
 
 # Unit and golden tests only; no servers are built.
