@@ -37,8 +37,8 @@ Each trial runs on a server of its own against a backend in a known state: a fre
 (backend.start in the file), or the target's --backend put back by backend.reset before each trial.
 
 Models are reached through their providers' official SDKs: --provider anthropic (the Messages
-API) or openai (Chat Completions; with --base-url any compatible endpoint: vLLM, llama.cpp server,
-Ollama, a gateway). The key is read from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY,
+API), openai (Chat Completions; with --base-url any compatible endpoint: vLLM, llama.cpp server,
+Ollama, a gateway) or openai-responses (the Responses API). The key is read from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY,
 or the variable --api-key-env names. ANTHROPIC_BASE_URL and OPENAI_BASE_URL are honoured. Requests
 answered 429 or 5xx are retried with backoff (--retries). --budget stops before a request could
 take the run past N tokens.
@@ -154,7 +154,7 @@ does not start; a wrong command line).`,
 	fl.BoolVar(&compare, "compare", false, "with --spec and --overlay: also run the raw tool set (no overlay), side by side")
 	fl.StringArrayVar(&backends, "backend", nil, "base URL of the API the servers call, through a recording proxy (once, or once per target)")
 	fl.StringArrayVar(&env, "env", nil, "NAME=VALUE added to every server's environment (besides the task file's env); repeatable")
-	fl.StringVar(&provider, "provider", "anthropic", "the model's API: anthropic or openai (also any OpenAI-compatible endpoint, with --base-url)")
+	fl.StringVar(&provider, "provider", "anthropic", "the model's API: anthropic, openai (Chat Completions; any compatible endpoint with --base-url) or openai-responses")
 	fl.StringVar(&model, "model", "", "the model under test, as the provider names it")
 	fl.StringVar(&personaModel, "persona-model", "", "the model that plays the person of tasks with a persona (default: --model)")
 	fl.StringVar(&baseURL, "base-url", "", "the provider's base URL (default: its own, or ANTHROPIC_BASE_URL / OPENAI_BASE_URL)")

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -257,8 +258,8 @@ func TestEvalBackofficeRawBesideCurated(t *testing.T) {
 	}
 }
 
-// The same loop through OpenAI's SDK and the Chat Completions wire format;
-// then the turn limit and the budget.
+// The same loop through OpenAI's SDK, on the Chat Completions and the
+// Responses wire formats; then the turn limit and the budget.
 func TestEvalOpenAILimits(t *testing.T) {
 	shopAPIOnPath(t)
 	agent := &backofficeAgent{}
@@ -275,6 +276,14 @@ func TestEvalOpenAILimits(t *testing.T) {
 	r := parseEvalReport(t, stdout)
 	if c := r.Targets[0]; c.Name != "curated" || c.Succeeded != 3 || c.Counted != 3 {
 		t.Fatalf("curated: %+v", c)
+	}
+
+	// The Responses API, through the same SDK.
+	responsesArgs := append([]string(nil), base...)
+	responsesArgs[slices.Index(responsesArgs, "openai")] = "openai-responses"
+	code, stdout, stderr = run(t, append(responsesArgs, "--trials", "1", "--min-success", "1")...)
+	if r := parseEvalReport(t, stdout); code != ExitOK || r.Targets[0].Succeeded != 3 {
+		t.Fatalf("responses: exit %d, %+v\n%s", code, r.Targets, stderr)
 	}
 
 	// Two turns are not enough for any task.

@@ -76,8 +76,9 @@ func (u *Usage) Add(v Usage) { u.Input += v.Input; u.Output += v.Output }
 
 // ModelConfig says which model to use and how to reach it.
 type ModelConfig struct {
-	// Provider is anthropic (the Messages API) or openai (Chat
-	// Completions, also any OpenAI-compatible endpoint by BaseURL).
+	// Provider is anthropic (the Messages API), openai (Chat Completions,
+	// also any OpenAI-compatible endpoint by BaseURL) or openai-responses
+	// (the Responses API).
 	Provider string
 	Model    string
 	// BaseURL overrides the provider's address ("" for its own, or its
@@ -97,7 +98,7 @@ type ModelConfig struct {
 }
 
 // Providers are the values ModelConfig.Provider takes.
-var Providers = []string{"anthropic", "openai"}
+var Providers = []string{"anthropic", "openai", "openai-responses"}
 
 // DefaultKeyEnv is the environment variable a provider's key is read from.
 func DefaultKeyEnv(provider string) string {
@@ -125,18 +126,21 @@ func NewModel(c ModelConfig) (Model, error) {
 		if c.BaseURL == "" {
 			c.BaseURL = os.Getenv("ANTHROPIC_BASE_URL")
 		}
-	case "openai":
+	case "openai", "openai-responses":
 		if c.BaseURL == "" {
 			c.BaseURL = os.Getenv("OPENAI_BASE_URL")
 		}
 	default:
-		return nil, fmt.Errorf("unknown provider %q: anthropic or openai (any OpenAI-compatible endpoint with a base URL)", c.Provider)
+		return nil, fmt.Errorf("unknown provider %q: anthropic, openai (any OpenAI-compatible endpoint with a base URL) or openai-responses", c.Provider)
 	}
 	if key == "" && c.BaseURL == "" {
 		return nil, fmt.Errorf("no API key: set %s in the environment (keys are never read from files)", c.KeyEnv)
 	}
-	if c.Provider == "anthropic" {
+	switch c.Provider {
+	case "anthropic":
 		return newAnthropic(c, key), nil
+	case "openai-responses":
+		return newResponses(c, key), nil
 	}
 	return newOpenAI(c, key), nil
 }

@@ -1,6 +1,7 @@
 // Package evaltest is a scripted model server on loopback for tests of
 // tailor eval: it speaks Anthropic's Messages API (POST /v1/messages) and
-// OpenAI's Chat Completions (POST /v1/chat/completions) wire formats, so
+// OpenAI's Chat Completions (POST /v1/chat/completions) and Responses (POST
+// /v1/responses) wire formats, so
 // that the providers' official SDKs reach it by their base URL option, and
 // answers each request with what a Go script decides from the
 // conversation it was sent (the tools, the tool results, the person's
@@ -25,7 +26,7 @@ type Script func(c *Conversation) Reply
 
 // Conversation is a request as the script sees it, in either wire format.
 type Conversation struct {
-	// Format is "anthropic" or "openai".
+	// Format is "anthropic", "openai" (Chat Completions) or "responses".
 	Format   string
 	Model    string
 	System   string
@@ -137,6 +138,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		conv, err = parseAnthropic(body)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		conv, err = parseOpenAI(body)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
+		conv, err = parseResponses(body)
 	default:
 		http.Error(w, "not a scripted endpoint: "+r.URL.Path, http.StatusNotFound)
 		return
@@ -159,9 +162,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	n := s.calls
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
-	if conv.Format == "anthropic" {
+	switch conv.Format {
+	case "anthropic":
 		json.NewEncoder(w).Encode(anthropicReply(conv.Model, n, reply, in, out))
-	} else {
+	case "responses":
+		json.NewEncoder(w).Encode(responsesReply(conv.Model, n, reply, in, out))
+	default:
 		json.NewEncoder(w).Encode(openAIReply(conv.Model, n, reply, in, out))
 	}
 }
