@@ -38,10 +38,10 @@ Each trial runs on a server of its own against a backend in a known state: a fre
 
 Models are reached through their providers' official SDKs: --provider anthropic (the Messages
 API), openai (Chat Completions; with --base-url any compatible endpoint: vLLM, llama.cpp server,
-Ollama, a gateway) or openai-responses (the Responses API). The key is read from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY,
-or the variable --api-key-env names. ANTHROPIC_BASE_URL and OPENAI_BASE_URL are honoured. Requests
-answered 429 or 5xx are retried with backoff (--retries). --budget stops before a request could
-take the run past N tokens.
+Ollama, a gateway) or openai-responses (the Responses API). The key is read from the environment
+only: ANTHROPIC_API_KEY, OPENAI_API_KEY, or the variable --api-key-env names. ANTHROPIC_BASE_URL and
+OPENAI_BASE_URL are honoured. Requests answered 429 or 5xx are retried with backoff (--retries).
+--budget stops before a request could take the run past N tokens.
 
 The report shows, per target side by side: success rate and pass^k, turns, tool calls, error
 results, approvals, input and output tokens (the providers' usage), wall time, and the findings of
