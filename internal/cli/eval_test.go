@@ -31,8 +31,14 @@ var quoteID = regexp.MustCompile(`q_[a-z0-9]+`)
 
 func (a *backofficeAgent) next(c *evaltest.Conversation) evaltest.Reply {
 	if len(c.Tools) == 0 {
-		// Playing the person (the tasks' persona), who has nothing to add.
+		// Playing the person (the tasks' persona): yes to the questions
+		// the assistant asks, nothing to add to its final answer.
 		a.personaAsked.Add(1)
+		dialogue := c.LastUser()
+		lastLine := dialogue[strings.LastIndex(dialogue, "Assistant: ")+1:]
+		if strings.Contains(lastLine, "Shall I proceed?") || strings.Contains(lastLine, "Do you still want it?") {
+			return evaltest.Reply{Text: "Yes, please."}
+		}
 		return evaltest.Reply{Text: "DONE"}
 	}
 	ask := c.Messages[0].Text
@@ -129,6 +135,7 @@ type evalReport struct {
 		Succeeded    int       `json:"succeeded"`
 		ErrorResults int       `json:"error_results"`
 		TurnLimits   int       `json:"turn_limits"`
+		Errors       int       `json:"errors"`
 		Stopped      int       `json:"stopped_by_budget"`
 		PassHat      []float64 `json:"pass_hat_k"`
 		Usage        usage     `json:"usage"`
@@ -278,12 +285,27 @@ func TestEvalOpenAILimits(t *testing.T) {
 		t.Fatalf("curated: %+v", c)
 	}
 
-	// The Responses API, through the same SDK.
+	// The Responses API, through the same SDK, on the tasks without their
+	// scripted replies: the persona model answers the follow-up questions.
+	noReplies := regexp.MustCompile(`(?m)^    replies:\n(?:      .*\n)+`).ReplaceAllString(read(t, "tasks.yaml"), "")
+	tasks := filepath.Join(t.TempDir(), "tasks.yaml")
+	if err := os.WriteFile(tasks, []byte(noReplies), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	responsesArgs := append([]string(nil), base...)
 	responsesArgs[slices.Index(responsesArgs, "openai")] = "openai-responses"
+	responsesArgs[slices.Index(responsesArgs, "tasks.yaml")] = tasks
+	asked := agent.personaAsked.Load()
 	code, stdout, stderr = run(t, append(responsesArgs, "--trials", "1", "--min-success", "1")...)
-	if r := parseEvalReport(t, stdout); code != ExitOK || r.Targets[0].Succeeded != 3 {
-		t.Fatalf("responses: exit %d, %+v\n%s", code, r.Targets, stderr)
+	if r := parseEvalReport(t, stdout); code != ExitOK || r.Targets[0].Succeeded != 3 || r.Targets[0].PersonaUsage.Input == 0 || agent.personaAsked.Load()-asked < 6 {
+		t.Fatalf("responses: exit %d, %+v, persona asked %d times\n%s", code, r.Targets, agent.personaAsked.Load()-asked, stderr)
+	}
+
+	// Without retries, a refused request ends the trial as an error.
+	model.FailNext(500)
+	code, stdout, stderr = run(t, append(base, "--trials", "1", "--retries", "0", "--concurrency", "1")...)
+	if r := parseEvalReport(t, stdout); r.Targets[0].Errors != 1 || r.Targets[0].Succeeded != 2 {
+		t.Fatalf("exit %d: %+v\n%s", code, r.Targets[0], stderr)
 	}
 
 	// Two turns are not enough for any task.
