@@ -61,8 +61,14 @@ func Run(ctx context.Context, f *File, targets []scenario.Target, opts Options) 
 	}
 	res := &Result{File: f.Path, Model: opts.Model.Name(), Trials: opts.Trials, Budget: opts.Budget}
 	for _, t := range targets {
+		// With the file's environment: a server may need it to start.
+		withEnv := t
+		withEnv.Env = append([]string(nil), t.Env...)
+		for _, e := range f.Env {
+			withEnv.Env = append(withEnv.Env, e.Name+"="+e.Value)
+		}
 		sctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-		list, err := scenario.ListTools(sctx, t)
+		list, err := scenario.ListTools(sctx, withEnv)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("target %s: %w", t.Name, err)
