@@ -48,8 +48,8 @@ results, approvals, input and output tokens (the providers' usage), wall time, a
 tailor report over the trials' audit logs. --out DIR also keeps report.md, report.json and, per
 trial, the transcript (JSONL) and the server's audit log.
 
-Exit status: 0; 1 when a target's success rate is below --min-success, or when no trial could be
-counted; 2 on bad input (a task file with errors, printed as file:line:col; no key; a server that
+Exit status: 0 when every target's success rate is at least --min-success (default 0); 1 when one
+is below it, or when no trial of a target could be counted; 2 on bad input (a task file with errors, printed as file:line:col; no key; a server that
 does not start; a wrong command line).`,
 		Example: `  # The curated tool set beside the raw one, a fresh example backend per trial:
   export ANTHROPIC_API_KEY=...
