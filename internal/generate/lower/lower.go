@@ -113,17 +113,22 @@ func Of(api *ir.API) *Server {
 	if len(api.Tools) > 0 {
 		s.Tools = make([]*Tool, len(api.Tools))
 	}
-	parallel.For(len(api.Tools), func(i int) { s.Tools[i] = OfTool(api.Tools[i]) })
+	texts := &schemaTexts{m: map[string]string{}}
+	parallel.For(len(api.Tools), func(i int) { s.Tools[i] = ofTool(api.Tools[i], texts) })
 	return s
 }
 
 // OfTool lowers one tool.
-func OfTool(t *ir.Tool) *Tool {
+func OfTool(t *ir.Tool) *Tool { return ofTool(t, nil) }
+
+// ofTool lowers one tool, its schemas' text kept once in texts (nil: a
+// copy of its own).
+func ofTool(t *ir.Tool, texts *schemaTexts) *Tool {
 	def := &mcpkit.Tool{
 		Name: t.Name, Title: t.Title, Description: t.Description,
 		ReadOnly: t.Annotations.ReadOnly, Destructive: t.Annotations.Destructive,
 		Idempotent: t.Annotations.Idempotent, OpenWorld: t.Annotations.OpenWorld,
-		InputSchema: string(t.InputSchema), OutputSchema: string(t.OutputSchema),
+		InputSchema: texts.of(t.InputSchema), OutputSchema: texts.of(t.OutputSchema),
 		Confirms: t.Confirms, Messages: t.Messages, Scopes: t.Scopes, Toolset: t.Toolset, Writes: t.Writes(),
 	}
 	lt := &Tool{Def: def}
