@@ -62,6 +62,11 @@ type Config struct {
 	// WildRuns times each (wild.go); none without the corpus.
 	Wild     []Spec
 	WildRuns int
+	// Scale are the sizes, in operations, of the synthetic specs the scale
+	// rows measure (scale.go); ScaleBuild is the largest whose generated
+	// server is built and started.
+	Scale      []int
+	ScaleBuild int
 	// Profile, when set, is a directory to write CPU and allocation
 	// profiles of tailor's side into (see profile.go).
 	Profile string
@@ -73,13 +78,15 @@ type Config struct {
 
 // FullConfig is `make bench`.
 func FullConfig() Config {
-	return Config{Alt: true, Runs: 7, Rounds: 3, Calls: 2000, Clients: 32, Warmup: time.Second, Duration: 5 * time.Second, Tokens: true, Dynamic: true, WildRuns: 3}
+	return Config{Alt: true, Runs: 7, Rounds: 3, Calls: 2000, Clients: 32, Warmup: time.Second, Duration: 5 * time.Second, Tokens: true, Dynamic: true, WildRuns: 3,
+		Scale: []int{5000, 25000, 50000}, ScaleBuild: 5000}
 }
 
 // QuickConfig is --quick: the bundled example only, every figure measured
 // once or twice, a few seconds of load.
 func QuickConfig() Config {
-	return Config{Alt: true, Runs: 2, Rounds: 1, Calls: 40, Clients: 32, Warmup: 200 * time.Millisecond, Duration: time.Second, Tokens: true, Dynamic: true}
+	return Config{Alt: true, Runs: 2, Rounds: 1, Calls: 40, Clients: 32, Warmup: 200 * time.Millisecond, Duration: time.Second, Tokens: true, Dynamic: true,
+		Scale: []int{500}, ScaleBuild: 500}
 }
 
 // RepoRoot is the root of the checkout this package is in.
@@ -184,6 +191,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 		b.phase("wild corpus done")
+	}
+	if len(cfg.Scale) > 0 && !cfg.DynamicOnly {
+		if err := b.measureScale(ctx); err != nil {
+			return nil, err
+		}
+		b.phase("scale done")
 	}
 	if cfg.Dynamic || cfg.DynamicOnly {
 		var specs []Spec

@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -46,6 +47,8 @@ func run() int {
 		wild     = flag.Bool("wild", true, "also time generation of every spec of the wild corpus (../shared/corpus/wild; not with --quick)")
 		wildRuns = flag.Int("wild-runs", 0, fmt.Sprintf("interleaved runs of generation per wild spec (default %d)", full.WildRuns))
 		tokens   = flag.Bool("tokens", true, "count tools/list tokens (builds bench/tokens, which needs the Go module proxy)")
+		scale    = flag.String("scale", "", fmt.Sprintf("comma-separated sizes, in operations, of the synthetic specs of the scale rows, or none (default %s, --quick %s)", ints(full.Scale), ints(q.Scale)))
+		build    = flag.Int("scale-build", -1, fmt.Sprintf("largest scale size whose generated server is built and started (default %d, --quick %d)", full.ScaleBuild, q.ScaleBuild))
 		dynamic  = flag.Bool("dynamic-only", false, "measure dynamic mode only (--dynamic: tools/list tokens at start, cold start, round trips of a task) on stripe, kubernetes and the largest wild spec")
 	)
 	flag.Parse()
@@ -72,6 +75,17 @@ func run() int {
 		cfg.Warmup = *warmup
 	}
 	cfg.Tokens = *tokens
+	if *scale != "" {
+		sizes, err := parseInts(*scale)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "tailorbench: --scale: %v\n", err)
+			return 2
+		}
+		cfg.Scale = sizes
+	}
+	if *build >= 0 {
+		cfg.ScaleBuild = *build
+	}
 	cfg.DynamicOnly = *dynamic
 	if *profile != "" {
 		abs, err := filepath.Abs(*profile)
@@ -140,4 +154,29 @@ func run() int {
 		}
 	}
 	return 0
+}
+
+// ints prints sizes as --scale takes them.
+func ints(sizes []int) string {
+	var parts []string
+	for _, n := range sizes {
+		parts = append(parts, strconv.Itoa(n))
+	}
+	return strings.Join(parts, ",")
+}
+
+// parseInts reads --scale: "none", or sizes separated by commas.
+func parseInts(s string) ([]int, error) {
+	if s == "none" {
+		return nil, nil
+	}
+	var sizes []int
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a number of operations", part)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
 }
