@@ -202,6 +202,7 @@ func decode(data []byte) (e entry, ok bool) {
 	}()
 	err := gob.NewDecoder(bytes.NewReader(data)).Decode(&e)
 	if err == nil && e.Server != nil {
+		lower.ShareSchemas(e.Server)
 		for _, t := range e.Server.Tools {
 			if t != nil && t.Def != nil {
 				for _, r := range t.Def.Errors {

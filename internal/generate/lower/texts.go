@@ -28,3 +28,28 @@ func (x *schemaTexts) of(b []byte) string {
 	x.m[s] = s
 	return s
 }
+
+// ShareSchemas makes equal schema texts of s one string again, as Of
+// made them: a tool set read back from tailor serve's cache (gob) holds a
+// copy of each.
+func ShareSchemas(s *Server) {
+	texts := &schemaTexts{m: map[string]string{}}
+	for _, t := range s.Tools {
+		if t != nil && t.Def != nil {
+			t.Def.InputSchema = texts.text(t.Def.InputSchema)
+			t.Def.OutputSchema = texts.text(t.Def.OutputSchema)
+		}
+	}
+}
+
+// text is of for a string.
+func (x *schemaTexts) text(s string) string {
+	if s == "" {
+		return s
+	}
+	if shared, ok := x.m[s]; ok {
+		return shared
+	}
+	x.m[s] = s
+	return s
+}
