@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -113,7 +114,14 @@ type challengeWriter struct {
 	gate *bearerGate
 	r    *http.Request
 	note *refusalNote
+	// replaced: this writer wrote the answer's body; go-sdk's is dropped.
+	replaced bool
 }
+
+// unavailableBody is the 503's body while the issuer's keys cannot be
+// had. The reason (a discovery or network error naming internal hosts)
+// is in the server's log, not here.
+const unavailableBody = "the authorization server is unavailable: its signing keys cannot be fetched; try again shortly\n"
 
 func (w *challengeWriter) WriteHeader(code int) {
 	switch {
@@ -132,9 +140,23 @@ func (w *challengeWriter) WriteHeader(code int) {
 	case code == http.StatusInternalServerError && errors.Is(w.note.err, errKeysUnavailable):
 		// The token may be fine: the issuer's keys are not to be had.
 		w.Header().Set("Retry-After", "5")
-		code = http.StatusServiceUnavailable
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Del("Content-Length")
+		w.ResponseWriter.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w.ResponseWriter, unavailableBody)
+		w.replaced = true
+		return
 	}
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write drops go-sdk's body of an answer this writer replaced (its text
+// is the verifier's error, internal details included).
+func (w *challengeWriter) Write(p []byte) (int, error) {
+	if w.replaced {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
 }
 
 // setChallenge replaces whatever challenge go-sdk wrote with the whole

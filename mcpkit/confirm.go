@@ -194,7 +194,7 @@ func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolR
 	}
 	if action == "" {
 		// The state is ours but carries no answer: ask again under it.
-		res, err := c.inputRequest(q, a.claims.Nonce, a.claims.ExpiresAt.Time, msg)
+		res, err := c.inputRequest(q, a.claims.Nonce, a.claims.Expiry.Time(), msg)
 		if err != nil {
 			return nil, c.storeFailed("reserve", err)
 		}

@@ -54,6 +54,9 @@ var acceptedAlgorithms = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.
 
 const maxClockSkew = 5 * time.Minute
 
+// timeFormat writes the times of refusals.
+const timeFormat = time.RFC3339
+
 // check reports what is wrong with the configuration, naming the settings.
 func (o *OAuth) check(prefix string) error {
 	var problems []string
@@ -187,17 +190,24 @@ func (v *oauthVerifier) verify(ctx context.Context, token string) (*auth.TokenIn
 		}
 		return nil, refuse("unknown_key", "the issuer publishes no signing key")
 	}
-	var std jwt.Claims
-	extra := map[string]any{}
+	var (
+		std   jwt.Claims
+		extra map[string]any
+	)
 	verified := false
 	for _, k := range keys {
 		if k.Algorithm != "" && k.Algorithm != h.Algorithm {
 			continue
 		}
-		if tok.Claims(k.Key, &std, &extra) == nil {
-			verified = true
-			break
+		std, extra, err = verifiedClaims(tok, k.Key)
+		if errors.Is(err, errBadSignature) {
+			continue
 		}
+		if err != nil {
+			return nil, err
+		}
+		verified = true
+		break
 	}
 	if !verified {
 		return nil, refuse("signature", "the token's %s signature does not verify with the issuer's key %q", h.Algorithm, h.KeyID)
@@ -211,14 +221,8 @@ func (v *oauthVerifier) verify(ctx context.Context, token string) (*auth.TokenIn
 		return nil, refuse("issuer", "the token was issued by %q, not by %q", std.Issuer, v.cfg.Issuer)
 	case errors.Is(err, jwt.ErrInvalidAudience):
 		return nil, refuse("audience", "the token is for %q, not for this server (%q)", []string(std.Audience), v.cfg.Audience)
-	case errors.Is(err, jwt.ErrExpired):
-		return nil, refuse("expiry", "the token expired at %s", std.Expiry.Time().UTC().Format(time.RFC3339))
-	case errors.Is(err, jwt.ErrNotValidYet):
-		return nil, refuse("not_yet_valid", "the token is not valid before %s", std.NotBefore.Time().UTC().Format(time.RFC3339))
-	case errors.Is(err, jwt.ErrIssuedInTheFuture):
-		return nil, refuse("not_yet_valid", "the token was issued in the future (%s)", std.IssuedAt.Time().UTC().Format(time.RFC3339))
 	case err != nil:
-		return nil, refuse("claims", "the token's claims are not valid: %v", err)
+		return nil, timeRefusal(err, &std)
 	}
 	scopes, err := tokenScopes(extra)
 	if err != nil {

@@ -68,6 +68,10 @@ func TestOAuthVerifierRefusals(t *testing.T) {
 		{"alg none", oidctest.Unsigned(rsa.ID, valid()), "accepted algorithm"},
 		{"HS256 keyed with the public key", oidctest.HS256WithPublicKey(t, rsa, valid()), "accepted algorithm"},
 		{"scope not a string", oidctest.Sign(t, rsa, with("scope", []any{"items:read"})), "scope claim is an array"},
+		{"exp a string", oidctest.Sign(t, rsa, with("exp", "2099-01-01")), "claim exp must be a number"},
+		{"nbf an object", oidctest.Sign(t, rsa, with("nbf", map[string]any{})), "claim nbf must be a number"},
+		{"iss a number", oidctest.Sign(t, rsa, with("iss", 7)), "claim iss must be a string"},
+		{"aud with a number", oidctest.Sign(t, rsa, with("aud", []any{testAudience, 1})), "claim aud must be a string or a list of strings"},
 		{"scp with a number", oidctest.Sign(t, rsa, with("scp", []any{"a", 1})), "scp claim holds a number"},
 		{"not a JWT", "abc.def", "not a JWT"},
 	}
@@ -193,8 +197,81 @@ func TestOAuthGateAnswers(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "signing keys cannot be fetched") {
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || string(body) != unavailableBody {
 		t.Fatalf("issuer down: %d %q %q", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	// The issuer not even listening: the caller reads that the
+	// authorization server is unavailable, not the network error (which
+	// names internal hosts and ports); the log has it.
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	var logged strings.Builder
+	o := OAuth{Issuer: closed.URL, Audience: testAudience, KeysMinInterval: time.Millisecond}
+	v3 := newOAuthVerifier(o, slog.New(slog.NewJSONHandler(&syncWriter{w: &logged}, nil)), time.Now)
+	g.verifier, g.oauth = v3.Verify, &v3.cfg
+	srv3 := httptest.NewServer(g.handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})))
+	defer srv3.Close()
+	req, _ = http.NewRequest("POST", srv3.URL+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+oidctest.Sign(t, iss2.Keys()[0], iss2.Valid(testAudience, "u", "mcp")))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || string(body) != unavailableBody {
+		t.Fatalf("issuer unreachable: %d %q", resp.StatusCode, body)
+	}
+	if !strings.Contains(logged.String(), "discovery at the issuer "+closed.URL) {
+		t.Fatalf("the server's log does not say why: %s", logged.String())
+	}
+}
+
+// syncWriter serializes writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// TestHS256Verifier: a development token verifies with its secret and an
+// expiry; a forged, expired or mistyped one is refused for what it is.
+func TestHS256Verifier(t *testing.T) {
+	secret := []byte("s3cret-for-tests-of-32-bytes-or-more")
+	verify := HS256Verifier(secret)
+	now := time.Now()
+	valid := func() oidctest.Claims {
+		return oidctest.Claims{"sub": "u1", "customer_id": "c1", "scope": "a b", "exp": now.Add(time.Hour).Unix()}
+	}
+	with := func(k string, v any) oidctest.Claims { c := valid(); c[k] = v; return c }
+	info, err := verify(context.Background(), oidctest.HS256(t, secret, valid()), nil)
+	if err != nil || info.UserID != "u1" || info.Extra["customer_id"] != "c1" || strings.Join(info.Scopes, " ") != "a b" {
+		t.Fatalf("valid token: %+v, %v", info, err)
+	}
+	rsa := oidctest.Start(t).Keys()[0]
+	if _, err := HS256Verifier([]byte("short"))(context.Background(), oidctest.HS256(t, secret, valid()), nil); err == nil || !strings.Contains(err.Error(), "has 5 bytes, fewer than the 32") {
+		t.Errorf("a short secret: %v", err)
+	}
+	for _, tc := range []struct{ name, token, want string }{
+		{"another secret", oidctest.HS256(t, []byte("another-secret-of-32-bytes-or-more"), valid()), "signature does not verify"},
+		{"expired", oidctest.HS256(t, secret, with("exp", now.Add(-time.Minute).Unix())), "expired at"},
+		{"no expiry", oidctest.HS256(t, secret, with("exp", nil)), "no expiry"},
+		{"exp a string", oidctest.HS256(t, secret, with("exp", "tomorrow")), "claim exp must be a number"},
+		{"sub a number", oidctest.HS256(t, secret, with("sub", 7)), "claim sub must be a string"},
+		{"alg none", oidctest.Unsigned("", valid()), "not a JWT signed with HS256"},
+		{"RS256", oidctest.Sign(t, rsa, valid()), "not a JWT signed with HS256"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := verify(context.Background(), tc.token, nil)
+			if err == nil || !errors.Is(err, auth.ErrInvalidToken) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("refusal %v does not say %q", err, tc.want)
+			}
+		})
 	}
 }
 

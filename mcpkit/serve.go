@@ -151,6 +151,10 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintf(stderr, "%s: %s_TOKEN_HS256_SECRET verifies the bearer tokens of HTTP requests; it needs --http\n", api.Name, api.EnvPrefix)
 			return 2
 		}
+		if len(secret) < hs256MinSecret {
+			fmt.Fprintf(stderr, "%s: %s_TOKEN_HS256_SECRET has %d bytes; HS256 needs a secret of at least %d bytes (RFC 7518, section 3.2): make one with `openssl rand -hex 32`\n", api.Name, api.EnvPrefix, len(secret), hs256MinSecret)
+			return 2
+		}
 		cfg.Verifier = HS256Verifier([]byte(secret))
 		cfg.Secrets = append(cfg.Secrets, secret)
 	}

@@ -2,12 +2,11 @@ package mcpkit
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
@@ -16,13 +15,30 @@ import (
 // `claim` sources (sub also as the user id), and their scope or scp claim
 // the scopes per-tool checks read. Generated servers use it in
 // HTTP mode when <PREFIX>_TOKEN_HS256_SECRET is set; a server embedding
-// mcpkit can pass any auth.TokenVerifier instead.
+// mcpkit can pass any auth.TokenVerifier instead. The secret must have at
+// least 32 bytes (RFC 7518, section 3.2); with a shorter one every token
+// is refused, saying so.
 func HS256Verifier(secret []byte) auth.TokenVerifier {
-	parser := jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithLeeway(hs256Leeway))
 	return func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		claims := jwt.MapClaims{}
-		if _, err := parser.ParseWithClaims(token, claims, func(*jwt.Token) (any, error) { return secret, nil }); err != nil {
-			return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+		if len(secret) < hs256MinSecret {
+			return nil, refuse("secret", "the server's HS256 secret has %d bytes, fewer than the %d HS256 needs", len(secret), hs256MinSecret)
+		}
+		tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.HS256})
+		if err != nil {
+			return nil, refuse("malformed", "the token is not a JWT signed with HS256: %v", err)
+		}
+		std, claims, err := verifiedClaims(tok, secret)
+		if err != nil {
+			if err == errBadSignature {
+				return nil, refuse("signature", "the token's HS256 signature does not verify")
+			}
+			return nil, err
+		}
+		if std.Expiry == nil {
+			return nil, refuse("expiry", "the token has no expiry (exp)")
+		}
+		if err := timeRefusal(std.ValidateWithLeeway(jwt.Expected{Time: time.Now()}, hs256Leeway), &std); err != nil {
+			return nil, err
 		}
 		// The same scope claims as an issuer's tokens (oauth.go), so that
 		// per-tool scopes work alike in development.
@@ -30,19 +46,13 @@ func HS256Verifier(secret []byte) auth.TokenVerifier {
 		if err != nil {
 			return nil, err
 		}
-		info := &auth.TokenInfo{Extra: map[string]any(claims), Scopes: scopes}
-		if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
-			info.Expiration = exp.Time
-		}
-		if sub, err := claims.GetSubject(); err == nil {
-			info.UserID = sub
-		}
-		if info.Expiration.IsZero() {
-			return nil, errors.Join(auth.ErrInvalidToken, errors.New("token has no expiry"))
-		}
-		return info, nil
+		return &auth.TokenInfo{Extra: claims, Scopes: scopes, Expiration: std.Expiry.Time(), UserID: std.Subject}, nil
 	}
 }
+
+// hs256MinSecret is the shortest HS256 secret: as long as the hash
+// (RFC 7518, section 3.2; go-jose refuses shorter keys).
+const hs256MinSecret = 32
 
 // hs256Leeway is the HS256 verifier's tolerance on exp, nbf and iat.
 const hs256Leeway = 30 * time.Second
