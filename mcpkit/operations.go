@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/redact"
 )
 
 // operations are the settings of a server run as replicas behind a load
@@ -110,7 +112,7 @@ func (o *operations) apply(api API, cfg *Config, stderr io.Writer) (*opened, err
 		cfg.Audit = io.MultiWriter(audit, op.stream)
 	}
 	// Until the Runtime's logger exists: Redis's own messages, redacted.
-	op.log = slog.New(slog.NewJSONHandler(redactingWriter{w: stderr, r: newRedactor(secrets, nil)}, nil))
+	op.log = slog.New(slog.NewJSONHandler(redact.Writer{W: stderr, R: redact.New(secrets, nil)}, nil))
 	if op.stream != nil {
 		op.stream.log = op.log
 	}

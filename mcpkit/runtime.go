@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/redact"
 )
 
 // API is the static description of a generated server.
@@ -178,10 +180,10 @@ type Runtime struct {
 	states *stateSigner
 	// redactor removes the configured secrets; secretValues and basicPairs
 	// are what it was built from, for a call that adds its own.
-	redactor     *redactor
+	redactor     *redact.Redactor
 	secretValues []string
 	basicPairs   []string
-	callers      callerCache
+	callers      redact.Callers
 	auditOut     *auditWriter
 	// baseProblem says why base is nil: no usable base URL is configured
 	// (see settings.go).
@@ -334,9 +336,9 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 		// Whoever holds it can sign approvals.
 		k.secretValues = append(k.secretValues, string(cfg.ApprovalKey))
 	}
-	k.redactor = newRedactor(k.secretValues, k.basicPairs)
+	k.redactor = redact.New(k.secretValues, k.basicPairs)
 	// Every log line, the server's and go-sdk's, passes the redactor.
-	logOut := redactingWriter{w: cfg.Log, r: k.redactor}
+	logOut := redact.Writer{W: cfg.Log, R: k.redactor}
 	k.log = slog.New(slog.NewJSONHandler(logOut, nil))
 	// go-sdk logs every session's start and end at info level; in stateless
 	// HTTP that is every request. Its warnings and errors still show.
