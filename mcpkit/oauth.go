@@ -14,6 +14,8 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 )
 
 // OAuth makes the server an OAuth 2.1 resource server, as the MCP
@@ -112,7 +114,7 @@ type oauthVerifier struct {
 	now  func() time.Time
 	log  *slog.Logger
 	// limits rate-limits the log line of each kind of refusal.
-	limits logLimiters
+	limits loglimit.Keyed
 }
 
 // newOAuthVerifier builds the verifier of a checked configuration.
@@ -133,7 +135,7 @@ func newOAuthVerifier(o OAuth, log *slog.Logger, now func() time.Time) *oauthVer
 	if o.KeysMinInterval <= 0 {
 		o.KeysMinInterval = 5 * time.Second
 	}
-	v := &oauthVerifier{cfg: o, now: now, log: log, limits: logLimiters{every: time.Second}}
+	v := &oauthVerifier{cfg: o, now: now, log: log, limits: loglimit.Keyed{Every: time.Second}}
 	v.keys = &jwksCache{issuer: o.Issuer, url: o.JWKSURL, client: &client, maxAge: o.KeysMaxAge, minInterval: o.KeysMinInterval, now: now,
 		onFetch: func(url string, n int, err error) {
 			if err != nil {
@@ -275,11 +277,11 @@ func algNames() string {
 // were held back since the last one: refused tokens are logged, and a
 // flood of them is not a flood of lines.
 func (v *oauthVerifier) logLimited(kind string, level slog.Level, msg string, args ...any) {
-	held, ok := v.limits.allow(kind)
+	held, ok := v.limits.Allow(kind)
 	if !ok {
 		return
 	}
-	v.log.Log(context.Background(), level, msg, withHeld(args, held)...)
+	v.log.Log(context.Background(), level, msg, loglimit.WithHeld(args, held)...)
 }
 
 // ready is the readiness check: the keys can be had.

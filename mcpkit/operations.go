@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 	"github.com/tailormcp/tailor/mcpkit/internal/redact"
 )
 
@@ -117,7 +118,7 @@ func (o *operations) apply(api API, cfg *Config, stderr io.Writer) (*opened, err
 		op.stream.log = op.log
 	}
 	if len(targets) > 0 {
-		redis.SetLogger(redisLog{log: op.log, limit: &logLimiter{every: 10 * time.Second}})
+		redis.SetLogger(redisLog{log: op.log, limit: &loglimit.Limiter{Every: 10 * time.Second}})
 	}
 	return op, nil
 }

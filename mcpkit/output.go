@@ -15,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tailormcp/tailor/internal/jsonv"
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 	"github.com/tailormcp/tailor/mcpkit/internal/redact"
 )
 
@@ -136,7 +137,7 @@ const misfitLogEvery = time.Minute
 // passes red (the call's redactor, on top of the server's log redaction):
 // a problem can quote the response.
 func (k *Runtime) warnMisfit(t *Tool, leaves []*jsonschema.ValidationError, red *redact.Redactor) {
-	held, ok := k.misfits.allow(misfitKey(t, leaves))
+	held, ok := k.misfits.Allow(misfitKey(t, leaves))
 	if !ok {
 		return
 	}
@@ -149,7 +150,7 @@ func (k *Runtime) warnMisfit(t *Tool, leaves []*jsonschema.ValidationError, red 
 		problems[i] = where + ": " + e.ErrorKind.LocalizedString(printer)
 	}
 	k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)",
-		withHeld([]any{"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; "))}, held)...)
+		loglimit.WithHeld([]any{"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; "))}, held)...)
 }
 
 // misfitKey names a misfit by its tool and where and against which

@@ -10,6 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 )
 
 // redisTarget is a Redis the server uses (the quote store, the audit
@@ -74,11 +76,11 @@ func (t *redisTarget) ping(ctx context.Context) error {
 // seconds: with Redis down, every call would add one.
 type redisLog struct {
 	log   *slog.Logger
-	limit *logLimiter
+	limit *loglimit.Limiter
 }
 
 func (l redisLog) Printf(_ context.Context, format string, v ...any) {
-	if n, ok := l.limit.allow(); ok {
+	if n, ok := l.limit.Allow(); ok {
 		l.log.Warn("redis client", "error", strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: "), "suppressed_since_last", n)
 	}
 }

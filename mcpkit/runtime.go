@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 	"github.com/tailormcp/tailor/mcpkit/internal/redact"
 )
 
@@ -200,7 +201,7 @@ type Runtime struct {
 	afterReply *afterReply
 	// misfits limits the warnings about results that do not fit their
 	// tool's output schema (output.go).
-	misfits logLimiters
+	misfits loglimit.Keyed
 	// tools are the registered tools in order, byName by name, meta the
 	// dynamic meta-tools (selection.go, dynamic.go).
 	tools  []*entry
@@ -268,7 +269,7 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	if baseProblem != "" && cfg.BaseURL != "" {
 		baseProblem = fmt.Sprintf("the API description's server %q is not an absolute http(s) URL", cfg.BaseURL)
 	}
-	k := &Runtime{api: api, cfg: cfg, base: base, baseProblem: baseProblem, creds: map[string]credential{}, misfits: logLimiters{every: misfitLogEvery}}
+	k := &Runtime{api: api, cfg: cfg, base: base, baseProblem: baseProblem, creds: map[string]credential{}, misfits: loglimit.Keyed{Every: misfitLogEvery}}
 	if cfg.HTTPClient != nil {
 		cp := *cfg.HTTPClient
 		k.client = &cp

@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 )
 
 // TelemetryFromEnv sets up OTLP export (http/protobuf) as the standard
@@ -94,9 +96,9 @@ func exporterWanted(getenv func(string) string, signal string) (bool, error) {
 // would print them with the standard logger otherwise; the exporters never
 // write to stdout.
 func (k *Runtime) reportTelemetryErrors() {
-	limit := &logLimiter{every: 30 * time.Second}
+	limit := &loglimit.Limiter{Every: 30 * time.Second}
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
-		if n, ok := limit.allow(); ok {
+		if n, ok := limit.Allow(); ok {
 			k.log.Warn("telemetry not exported", "error", k.redact(err.Error()), "suppressed_since_last", n)
 		}
 	}))
