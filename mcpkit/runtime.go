@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tailormcp/tailor/mcpkit/internal/bearer"
 	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 	"github.com/tailormcp/tailor/mcpkit/internal/redact"
 )
@@ -192,7 +193,7 @@ type Runtime struct {
 	// ops: readiness, calls in progress, shutdown (health.go, drain.go).
 	ops operationsState
 	// oauth verifies an issuer's tokens when Config.OAuth is set.
-	oauth *oauthVerifier
+	oauth *bearer.Verifier
 	// stdioSession names the one session a stdio server serves, in the
 	// audit log (see Call.sessionID).
 	stdioSession string
@@ -290,7 +291,7 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 		if cfg.Verifier != nil {
 			return nil, fmt.Errorf("both an OAuth issuer and another token verifier are configured; choose one")
 		}
-		if err := cfg.OAuth.check(api.EnvPrefix); err != nil {
+		if err := cfg.OAuth.Check(api.EnvPrefix); err != nil {
 			return nil, err
 		}
 	}
@@ -349,10 +350,10 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	}
 	k.auditOut = &auditWriter{w: cfg.Audit}
 	if cfg.OAuth != nil {
-		k.oauth = newOAuthVerifier(*cfg.OAuth, k.log, k.cfg.Now)
-		k.cfg.OAuth = &k.oauth.cfg
+		k.oauth = bearer.NewVerifier(*cfg.OAuth, k.log, k.cfg.Now)
+		k.cfg.OAuth = k.oauth.Config()
 		k.cfg.Verifier = k.oauth.Verify
-		k.cfg.ReadyChecks = append(k.cfg.ReadyChecks, ReadyCheck{Name: "identity provider", Check: k.oauth.ready})
+		k.cfg.ReadyChecks = append(k.cfg.ReadyChecks, ReadyCheck{Name: "identity provider", Check: k.oauth.Ready})
 	}
 	if k.tel, err = newTelemetry(cfg.Telemetry); err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)

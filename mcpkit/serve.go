@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/bearer"
 )
 
 // Register adds a generated package's tools to a server.
@@ -151,11 +153,11 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintf(stderr, "%s: %s_TOKEN_HS256_SECRET verifies the bearer tokens of HTTP requests; it needs --http\n", api.Name, api.EnvPrefix)
 			return 2
 		}
-		if len(secret) < hs256MinSecret {
-			fmt.Fprintf(stderr, "%s: %s_TOKEN_HS256_SECRET has %d bytes; HS256 needs a secret of at least %d bytes (RFC 7518, section 3.2): make one with `openssl rand -hex 32`\n", api.Name, api.EnvPrefix, len(secret), hs256MinSecret)
+		if len(secret) < bearer.MinHS256Secret {
+			fmt.Fprintf(stderr, "%s: %s_TOKEN_HS256_SECRET has %d bytes; HS256 needs a secret of at least %d bytes (RFC 7518, section 3.2): make one with `openssl rand -hex 32`\n", api.Name, api.EnvPrefix, len(secret), bearer.MinHS256Secret)
 			return 2
 		}
-		cfg.Verifier = HS256Verifier([]byte(secret))
+		cfg.Verifier = bearer.HS256Verifier([]byte(secret))
 		cfg.Secrets = append(cfg.Secrets, secret)
 	}
 	if err := oauth.apply(&cfg, api.EnvPrefix, *httpAddr != ""); err != nil {

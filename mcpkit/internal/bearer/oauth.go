@@ -1,4 +1,9 @@
-package mcpkit
+// Package bearer verifies the bearer tokens of HTTP requests and answers
+// for them at the MCP endpoint: an OAuth 2.1 resource server over an
+// issuer's JWKS (oauth.go, jwks.go), HS256 development tokens (token.go),
+// typed claims (claims.go), and the gate with its challenges and
+// Protected Resource Metadata (bearer.go). go-jose does the JOSE work.
+package bearer
 
 import (
 	"context"
@@ -60,7 +65,7 @@ const maxClockSkew = 5 * time.Minute
 const timeFormat = time.RFC3339
 
 // check reports what is wrong with the configuration, naming the settings.
-func (o *OAuth) check(prefix string) error {
+func (o *OAuth) Check(prefix string) error {
 	var problems []string
 	if err := checkIssuerURL(o.Issuer); err != nil {
 		problems = append(problems, fmt.Sprintf("the issuer %q (--oauth-issuer, %s_OAUTH_ISSUER): %v", o.Issuer, prefix, err))
@@ -107,8 +112,8 @@ func checkIssuerURL(raw string) error {
 	return errors.New("must use https")
 }
 
-// oauthVerifier verifies the issuer's tokens.
-type oauthVerifier struct {
+// Verifier verifies the issuer's tokens.
+type Verifier struct {
 	cfg  OAuth
 	keys *jwksCache
 	now  func() time.Time
@@ -117,8 +122,8 @@ type oauthVerifier struct {
 	limits loglimit.Keyed
 }
 
-// newOAuthVerifier builds the verifier of a checked configuration.
-func newOAuthVerifier(o OAuth, log *slog.Logger, now func() time.Time) *oauthVerifier {
+// NewVerifier builds the verifier of a checked configuration.
+func NewVerifier(o OAuth, log *slog.Logger, now func() time.Time) *Verifier {
 	if o.ClockSkew == 0 {
 		o.ClockSkew = 30 * time.Second
 	}
@@ -135,7 +140,7 @@ func newOAuthVerifier(o OAuth, log *slog.Logger, now func() time.Time) *oauthVer
 	if o.KeysMinInterval <= 0 {
 		o.KeysMinInterval = 5 * time.Second
 	}
-	v := &oauthVerifier{cfg: o, now: now, log: log, limits: loglimit.Keyed{Every: time.Second}}
+	v := &Verifier{cfg: o, now: now, log: log, limits: loglimit.Keyed{Every: time.Second}}
 	v.keys = &jwksCache{issuer: o.Issuer, url: o.JWKSURL, client: &client, maxAge: o.KeysMaxAge, minInterval: o.KeysMinInterval, now: now,
 		onFetch: func(url string, n int, err error) {
 			if err != nil {
@@ -159,7 +164,7 @@ func refuse(kind, format string, args ...any) error {
 }
 
 // Verify is an auth.TokenVerifier.
-func (v *oauthVerifier) Verify(ctx context.Context, token string, req *http.Request) (*auth.TokenInfo, error) {
+func (v *Verifier) Verify(ctx context.Context, token string, req *http.Request) (*auth.TokenInfo, error) {
 	info, err := v.verify(ctx, token)
 	if err != nil {
 		var r *tokenRefused
@@ -173,7 +178,7 @@ func (v *oauthVerifier) Verify(ctx context.Context, token string, req *http.Requ
 	return info, err
 }
 
-func (v *oauthVerifier) verify(ctx context.Context, token string) (*auth.TokenInfo, error) {
+func (v *Verifier) verify(ctx context.Context, token string) (*auth.TokenInfo, error) {
 	tok, err := jwt.ParseSigned(token, acceptedAlgorithms)
 	if err != nil {
 		return nil, refuse("malformed", "the token is not a JWT signed with an accepted algorithm (%s): %v", algNames(), err)
@@ -276,7 +281,7 @@ func algNames() string {
 // logLimited logs a line of kind at most once a second, saying how many
 // were held back since the last one: refused tokens are logged, and a
 // flood of them is not a flood of lines.
-func (v *oauthVerifier) logLimited(kind string, level slog.Level, msg string, args ...any) {
+func (v *Verifier) logLimited(kind string, level slog.Level, msg string, args ...any) {
 	held, ok := v.limits.Allow(kind)
 	if !ok {
 		return
@@ -285,9 +290,18 @@ func (v *oauthVerifier) logLimited(kind string, level slog.Level, msg string, ar
 }
 
 // ready is the readiness check: the keys can be had.
-func (v *oauthVerifier) ready(ctx context.Context) error {
+func (v *Verifier) Ready(ctx context.Context) error {
 	if _, err := v.keys.candidates(ctx, ""); err != nil {
 		return errors.New("identity provider keys unavailable")
 	}
 	return nil
+}
+
+// Config is the verifier's configuration, defaults filled in.
+func (v *Verifier) Config() *OAuth { return &v.cfg }
+
+// Prefetch fetches the issuer's keys ahead of the first token (a server
+// starting), so that the first request does not wait for them.
+func (v *Verifier) Prefetch(ctx context.Context) {
+	_, _ = v.keys.candidates(ctx, "")
 }

@@ -1,4 +1,4 @@
-package mcpkit
+package bearer
 
 import (
 	"context"
@@ -20,8 +20,8 @@ import (
 // is refused, saying so.
 func HS256Verifier(secret []byte) auth.TokenVerifier {
 	return func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		if len(secret) < hs256MinSecret {
-			return nil, refuse("secret", "the server's HS256 secret has %d bytes, fewer than the %d HS256 needs", len(secret), hs256MinSecret)
+		if len(secret) < MinHS256Secret {
+			return nil, refuse("secret", "the server's HS256 secret has %d bytes, fewer than the %d HS256 needs", len(secret), MinHS256Secret)
 		}
 		tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.HS256})
 		if err != nil {
@@ -50,9 +50,9 @@ func HS256Verifier(secret []byte) auth.TokenVerifier {
 	}
 }
 
-// hs256MinSecret is the shortest HS256 secret: as long as the hash
+// MinHS256Secret is the shortest HS256 secret: as long as the hash
 // (RFC 7518, section 3.2; go-jose refuses shorter keys).
-const hs256MinSecret = 32
+const MinHS256Secret = 32
 
 // hs256Leeway is the HS256 verifier's tolerance on exp, nbf and iat.
 const hs256Leeway = 30 * time.Second
