@@ -14,6 +14,8 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/mcpkit/quotestore"
 )
 
 // An approval answers a request the server made, for this call, once.
@@ -192,7 +194,7 @@ func (c *Call) canElicit() bool {
 
 // inputRequest asks the person to approve msg, with the signed state of
 // the reservation.
-func (c *Call) inputRequest(q *Quote, nonce string, until time.Time, msg string) (*mcp.CallToolResult, error) {
+func (c *Call) inputRequest(q *quotestore.Quote, nonce string, until time.Time, msg string) (*mcp.CallToolResult, error) {
 	state, err := c.kit.states.sign(approvalClaims{Quote: q.ID, Tool: c.tool.Name, Bind: c.binding(), Nonce: nonce,
 		Claims: jwt.Claims{Expiry: jwt.NewNumericDate(until), IssuedAt: jwt.NewNumericDate(c.kit.now())}})
 	if err != nil {
@@ -265,7 +267,7 @@ func (k *Runtime) releaseFailedApprovals(next mcp.MethodHandler) mcp.MethodHandl
 // approval key while the quote is still held for an approval request:
 // another replica asked, and this one cannot check the answer. (Asking
 // afresh would only find the quote held.)
-func (c *Call) otherKeyHolds(q *Quote, a *answer) *mcp.CallToolResult {
+func (c *Call) otherKeyHolds(q *quotestore.Quote, a *answer) *mcp.CallToolResult {
 	if !a.otherKey || q.ReservedBy == "" || !c.kit.now().Before(q.ReservedUntil) {
 		return nil
 	}

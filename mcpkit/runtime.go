@@ -15,6 +15,7 @@ import (
 	"github.com/tailormcp/tailor/mcpkit/internal/bearer"
 	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 	"github.com/tailormcp/tailor/mcpkit/internal/redact"
+	"github.com/tailormcp/tailor/mcpkit/quotestore"
 )
 
 // API is the static description of a generated server.
@@ -130,7 +131,7 @@ type Config struct {
 	Secrets []string
 	// Quotes stores quotes; default an in-memory store (see QuoteStore for
 	// servers running as several replicas).
-	Quotes QuoteStore
+	Quotes quotestore.Store
 	// QuoteTTL, when set, overrides every quote tool's validity; it must
 	// not be negative.
 	QuoteTTL time.Duration
@@ -178,7 +179,7 @@ type Runtime struct {
 	log    *slog.Logger
 	sdkLog *slog.Logger
 	creds  map[string]credential
-	quotes QuoteStore
+	quotes quotestore.Store
 	states *stateSigner
 	// redactor removes the configured secrets; secretValues and basicPairs
 	// are what it was built from, for a call that adds its own.
@@ -304,7 +305,7 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	}
 	k.quotes = cfg.Quotes
 	if k.quotes == nil {
-		m := NewMemoryQuoteStore()
+		m := quotestore.NewMemory()
 		m.MaxQuotes = cfg.MaxQuotes
 		m.MaxUsed = cfg.MaxUsedQuotes
 		m.MaxPerCaller = cfg.MaxQuotesPerCaller
