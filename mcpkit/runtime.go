@@ -63,10 +63,11 @@ type ErrorRule struct {
 // SchemeKind is how a credential is sent.
 type SchemeKind string
 
+// The kinds of credential.
 const (
-	Bearer SchemeKind = "bearer"
-	Basic  SchemeKind = "basic"
-	APIKey SchemeKind = "apiKey"
+	Bearer SchemeKind = "bearer" // Authorization: Bearer <token>
+	Basic  SchemeKind = "basic"  // Authorization: Basic base64(user:password)
+	APIKey SchemeKind = "apiKey" // a key in a header, query parameter or cookie
 )
 
 // Scheme is a security scheme whose credentials come from the environment.
