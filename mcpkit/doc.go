@@ -70,12 +70,13 @@
 // A program that embeds a generated server uses:
 //
 //   - Config and its parts: OAuth (an issuer's tokens), Selection (which
-//     tools a session sees), Telemetry and TelemetryFromEnv, ReadyCheck,
+//     tools a session sees), ReadyCheck,
 //     ToolRule with RequestInfo and Refusal (per-request tool policy).
 //   - Run (Main with explicit streams), NewRuntime.
 //   - HeaderPrefix, RequestIDHeader: the HTTP headers the server reads
 //     and writes.
-//   - The package mcpkit/quotestore, for a quote store of its own.
+//   - The packages mcpkit/quotestore, for a quote store of its own, and
+//     mcpkit/telemetry, for OpenTelemetry providers of its own.
 //
 // tailor itself (the compiler and tailor serve) uses:
 //
@@ -87,6 +88,6 @@
 //
 // Below the root, in packages of their own: bearer-token verification and
 // the HTTP gate (internal/bearer), redaction (internal/redact), log-line
-// limits (internal/loglimit), Redis connections (internal/redisconn) and
-// the quote stores (quotestore).
+// limits (internal/loglimit), Redis connections (internal/redisconn), the
+// quote stores (quotestore) and the telemetry providers (telemetry).
 package mcpkit

@@ -16,6 +16,7 @@ import (
 	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 	"github.com/tailormcp/tailor/mcpkit/internal/redact"
 	"github.com/tailormcp/tailor/mcpkit/quotestore"
+	"github.com/tailormcp/tailor/mcpkit/telemetry"
 )
 
 // API is the static description of a generated server.
@@ -159,8 +160,8 @@ type Config struct {
 	// backend and a quote store that can be pinged (see health.go).
 	ReadyChecks []ReadyCheck
 	// Telemetry receives traces and metrics (telemetry.go); nil: none.
-	// Run sets it from the OTEL_* environment (TelemetryFromEnv).
-	Telemetry *Telemetry
+	// Run sets it from the OTEL_* environment (telemetry.FromEnv).
+	Telemetry *telemetry.Telemetry
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 	// Selection chooses the tools served (see selection.go).
@@ -221,7 +222,7 @@ type Runtime struct {
 	send      mcp.MethodHandler
 	stateless bool
 	// tel records traces and metrics; nil without Config.Telemetry.
-	tel *telemetry
+	tel *instruments
 }
 
 func (k *Runtime) now() time.Time { return k.cfg.Now() }
@@ -357,7 +358,7 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 		k.cfg.Verifier = k.oauth.Verify
 		k.cfg.ReadyChecks = append(k.cfg.ReadyChecks, ReadyCheck{Name: "identity provider", Check: k.oauth.Ready})
 	}
-	if k.tel, err = newTelemetry(cfg.Telemetry); err != nil {
+	if k.tel, err = newInstruments(cfg.Telemetry); err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
 	if k.tel != nil {

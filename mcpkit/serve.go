@@ -15,6 +15,7 @@ import (
 
 	"github.com/tailormcp/tailor/mcpkit/internal/bearer"
 	"github.com/tailormcp/tailor/mcpkit/quotestore"
+	"github.com/tailormcp/tailor/mcpkit/telemetry"
 )
 
 // Register adds a generated package's tools to a server.
@@ -175,7 +176,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	defer shared.close()
-	if cfg.Telemetry, err = TelemetryFromEnv(api.Name, api.Version); err != nil {
+	if cfg.Telemetry, err = telemetry.FromEnv(api.Name, api.Version); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", api.Name, err)
 		return 2
 	}
