@@ -349,7 +349,7 @@ func testHostileBackend(t *testing.T, sv server) {
 // it is not shown to the model nor logged, and neither is the server's
 // token secret.
 func TestHostileBackendPassThrough(t *testing.T) {
-	const secret = "hs256-verification-secret"
+	const secret = "hs256-verification-secret-of-32-bytes"
 	for _, sv := range hostingServers() {
 		t.Run(sv.kind, func(t *testing.T) {
 			api := newHostingAPI(t)

@@ -10,7 +10,7 @@ import (
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
-const tokenSecret = "hostile-suite-token-secret"
+const tokenSecret = "hostile-suite-token-secret-of-32-bytes"
 
 func bearer(t *testing.T, claims map[string]any) string {
 	t.Helper()
@@ -82,7 +82,7 @@ func TestHostileIdentity(t *testing.T) {
 
 			// Without a valid token nothing reaches a tool, and the client is
 			// told a bearer token is expected.
-			for _, auth := range []string{"", "Bearer " + signHS256(t, "another-secret", map[string]any{"customer_id": backend.Wang, "exp": time.Now().Add(time.Hour).Unix()})} {
+			for _, auth := range []string{"", "Bearer " + signHS256(t, "another-secret-of-32-bytes-or-more", map[string]any{"customer_id": backend.Wang, "exp": time.Now().Add(time.Hour).Unix()})} {
 				req, _ := http.NewRequest(http.MethodPost, srv.Endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Accept", "application/json, text/event-stream")

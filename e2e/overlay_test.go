@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
-
+	"github.com/tailormcp/tailor/internal/oidctest"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
@@ -171,8 +170,8 @@ func testOverlayMissingContext(t *testing.T, sv server) {
 // token, and that requests without a valid token are refused.
 func TestOverlayTokenClaims(t *testing.T) {
 	backend := testkit.NewBackend(t, jsonReply(200, `{"order_id":"1","status":"open","items":[]}`))
-	env := append(curatedEnv(backend.URL), "SHOPC_TOKEN_HS256_SECRET=s3cret-for-tests")
-	token := signHS256(t, "s3cret-for-tests", map[string]any{"sub": "user_9", "customer_id": "cust_from_token", "exp": time.Now().Add(time.Hour).Unix()})
+	env := append(curatedEnv(backend.URL), "SHOPC_TOKEN_HS256_SECRET=s3cret-for-tests-of-32-bytes-or-more")
+	token := signHS256(t, "s3cret-for-tests-of-32-bytes-or-more", map[string]any{"sub": "user_9", "customer_id": "cust_from_token", "exp": time.Now().Add(time.Hour).Unix()})
 	hc := &http.Client{Transport: headerRoundTripper{"Authorization": "Bearer " + token}}
 	srv := testkit.StartHTTPClient(t, curated.binary(t), env, hc)
 	res := srv.Call(t, "find_order", map[string]any{"order_number": "1"})
@@ -180,7 +179,7 @@ func TestOverlayTokenClaims(t *testing.T) {
 	eq(t, "from claim", backend.Last(t).Header.Get("X-Request-Id"), "cust_from_token")
 
 	// A forged token never reaches a tool.
-	forged := signHS256(t, "another-secret", map[string]any{"customer_id": "cust_x", "exp": time.Now().Add(time.Hour).Unix()})
+	forged := signHS256(t, "another-secret-of-32-bytes-or-more", map[string]any{"customer_id": "cust_x", "exp": time.Now().Add(time.Hour).Unix()})
 	endpoint := strings.TrimSuffix(srv.Endpoint, "/mcp") + "/mcp"
 	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
 	req.Header.Set("Authorization", "Bearer "+forged)
@@ -196,9 +195,5 @@ func TestOverlayTokenClaims(t *testing.T) {
 
 func signHS256(t *testing.T, secret string, claims map[string]any) string {
 	t.Helper()
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims(claims)).SignedString([]byte(secret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return oidctest.HS256(t, []byte(secret), claims)
 }

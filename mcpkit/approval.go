@@ -11,8 +11,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/mcpkit/quotestore"
 )
 
 // An approval answers a request the server made, for this call, once.
@@ -43,14 +46,14 @@ type approvalClaims struct {
 	Tool  string `json:"tool"`
 	Bind  string `json:"bind"`
 	Nonce string `json:"nonce"`
-	jwt.RegisteredClaims
+	jwt.Claims
 }
 
 // stateSigner signs and verifies request states.
 type stateSigner struct {
 	key      []byte
 	audience string
-	parser   *jwt.Parser
+	signer   jose.Signer
 	// kid names the key in each state's header, so that a state signed by
 	// a replica with another key is told from a forged one (see otherKey).
 	kid string
@@ -70,37 +73,57 @@ func newStateSigner(key []byte, audience string) (*stateSigner, error) {
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte("tailor approval request state v1"))
 	derived := mac.Sum(nil)
-	kid := sha256.Sum256(derived)
-	return &stateSigner{
-		key:      derived,
-		kid:      hex.EncodeToString(kid[:6]),
-		audience: audience,
-		parser:   jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithAudience(audience)),
-	}, nil
+	sum := sha256.Sum256(derived)
+	kid := hex.EncodeToString(sum[:6])
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: derived},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", kid))
+	if err != nil {
+		return nil, err
+	}
+	return &stateSigner{key: derived, kid: kid, audience: audience, signer: signer}, nil
 }
 
 func (s *stateSigner) sign(c approvalClaims) (string, error) {
-	c.Audience = jwt.ClaimStrings{s.audience}
-	t := jwt.NewWithClaims(jwt.SigningMethodHS256, c)
-	t.Header["kid"] = s.kid
-	return t.SignedString(s.key)
+	c.Audience = jwt.Audience{s.audience}
+	return jwt.Signed(s.signer).Claims(c).Serialize()
 }
 
 // otherKey reports whether a state that does not verify names another
 // key than this server's: issued by a replica configured with another
 // approval key (or forged to look so; either way it counts for nothing).
 func (s *stateSigner) otherKey(state string) bool {
-	t, _, err := jwt.NewParser().ParseUnverified(state, &approvalClaims{})
-	if err != nil {
+	t, err := jwt.ParseSigned(state, []jose.SignatureAlgorithm{jose.HS256})
+	if err != nil || len(t.Headers) != 1 {
 		return false
 	}
-	kid, _ := t.Header["kid"].(string)
+	kid := t.Headers[0].KeyID
 	return kid != "" && kid != s.kid
 }
 
+// errStateExpired says a request state verified but its time is up.
+var errStateExpired = errors.New("the request state expired")
+
 func (s *stateSigner) verify(state string) (*approvalClaims, error) {
+	t, err := jwt.ParseSigned(state, []jose.SignatureAlgorithm{jose.HS256})
+	if err != nil {
+		return nil, err
+	}
 	var c approvalClaims
-	if _, err := s.parser.ParseWithClaims(state, &c, func(*jwt.Token) (any, error) { return s.key, nil }); err != nil {
+	if err := t.Claims(s.key, &c); err != nil {
+		return nil, err
+	}
+	if c.Expiry == nil {
+		return nil, errors.New("the request state has no expiry")
+	}
+	// The expiry and audience count; iat only records when (on the
+	// runtime's clock, which tests may set).
+	times := c.Claims
+	times.IssuedAt = nil
+	err = times.ValidateWithLeeway(jwt.Expected{AnyAudience: jwt.Audience{s.audience}, Time: time.Now()}, 0)
+	if errors.Is(err, jwt.ErrExpired) {
+		return nil, errStateExpired
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &c, nil
@@ -142,7 +165,7 @@ func (c *Call) approvalAnswer(quoteID string) *answer {
 	}
 	claims, err := c.kit.states.verify(p.RequestState)
 	switch {
-	case errors.Is(err, jwt.ErrTokenExpired):
+	case errors.Is(err, errStateExpired):
 		return &answer{ignored: "requestState expired"}
 	case err != nil && c.kit.states.otherKey(p.RequestState):
 		return &answer{ignored: "requestState signed with another approval key", otherKey: true}
@@ -171,9 +194,9 @@ func (c *Call) canElicit() bool {
 
 // inputRequest asks the person to approve msg, with the signed state of
 // the reservation.
-func (c *Call) inputRequest(q *Quote, nonce string, until time.Time, msg string) (*mcp.CallToolResult, error) {
+func (c *Call) inputRequest(q *quotestore.Quote, nonce string, until time.Time, msg string) (*mcp.CallToolResult, error) {
 	state, err := c.kit.states.sign(approvalClaims{Quote: q.ID, Tool: c.tool.Name, Bind: c.binding(), Nonce: nonce,
-		RegisteredClaims: jwt.RegisteredClaims{ExpiresAt: jwt.NewNumericDate(until), IssuedAt: jwt.NewNumericDate(c.kit.now())}})
+		Claims: jwt.Claims{Expiry: jwt.NewNumericDate(until), IssuedAt: jwt.NewNumericDate(c.kit.now())}})
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +267,7 @@ func (k *Runtime) releaseFailedApprovals(next mcp.MethodHandler) mcp.MethodHandl
 // approval key while the quote is still held for an approval request:
 // another replica asked, and this one cannot check the answer. (Asking
 // afresh would only find the quote held.)
-func (c *Call) otherKeyHolds(q *Quote, a *answer) *mcp.CallToolResult {
+func (c *Call) otherKeyHolds(q *quotestore.Quote, a *answer) *mcp.CallToolResult {
 	if !a.otherKey || q.ReservedBy == "" || !c.kit.now().Before(q.ReservedUntil) {
 		return nil
 	}

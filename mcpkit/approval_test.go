@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 )
 
 // TestRequestStates: a state verifies only unchanged, unexpired, under the
@@ -16,7 +17,7 @@ func TestRequestStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	claims := approvalClaims{Quote: "q_1", Tool: "confirm", Bind: "b", Nonce: "n",
-		RegisteredClaims: jwt.RegisteredClaims{ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Minute))}}
+		Claims: jwt.Claims{Expiry: jwt.NewNumericDate(time.Now().Add(time.Minute))}}
 	state, err := s.sign(claims)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +40,7 @@ func TestRequestStates(t *testing.T) {
 	if _, err := elsewhere.verify(state); err == nil {
 		t.Error("a state for another server verified")
 	}
-	claims.ExpiresAt = jwt.NewNumericDate(time.Now().Add(-time.Second))
+	claims.Expiry = jwt.NewNumericDate(time.Now().Add(-time.Second))
 	expired, _ := s.sign(claims)
 	if _, err := s.verify(expired); err == nil || !strings.Contains(err.Error(), "expired") {
 		t.Errorf("expired state: %v", err)
@@ -47,7 +48,7 @@ func TestRequestStates(t *testing.T) {
 	key := []byte(strings.Repeat("k", 32))
 	a, _ := newStateSigner(key, "srv")
 	b, _ := newStateSigner(key, "srv")
-	shared, _ := a.sign(approvalClaims{Quote: "q", RegisteredClaims: jwt.RegisteredClaims{ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Minute))}})
+	shared, _ := a.sign(approvalClaims{Quote: "q", Claims: jwt.Claims{Expiry: jwt.NewNumericDate(time.Now().Add(time.Minute))}})
 	if _, err := b.verify(shared); err != nil {
 		t.Errorf("replicas sharing a key: %v", err)
 	}
@@ -56,8 +57,12 @@ func TestRequestStates(t *testing.T) {
 	}
 	// The derived key is not the configured one: a token signed with the
 	// configured key (say, a bearer token secret) is no state.
-	tok, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, approvalClaims{Quote: "q", RegisteredClaims: jwt.RegisteredClaims{Audience: jwt.ClaimStrings{"srv"}, ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Minute))}}).SignedString(key)
-	if _, err := a.verify(tok); err == nil {
+	raw, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: key}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := jwt.Signed(raw).Claims(approvalClaims{Quote: "q", Claims: jwt.Claims{Audience: jwt.Audience{"srv"}, Expiry: jwt.NewNumericDate(time.Now().Add(time.Minute))}}).Serialize()
+	if _, err := a.verify(tok); err == nil || tok == "" {
 		t.Error("a token signed with the raw key verified")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tailormcp/tailor/internal/jsonv"
+	"github.com/tailormcp/tailor/mcpkit/quotestore"
 )
 
 // auditRecord is one line of the audit log: enough to tell, later, a wrong
@@ -70,7 +71,7 @@ type auditStep struct {
 
 // audit collects what a call did, for the record written when it ends.
 type audit struct {
-	Quote    *Quote
+	Quote    *quotestore.Quote
 	Approval string
 	// Ignored says why an approval answer was not taken as one.
 	Ignored string

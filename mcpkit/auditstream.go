@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 )
 
 // auditStream copies the audit log to a Redis stream (XADD key MAXLEN ~ n
@@ -22,7 +24,7 @@ type auditStream struct {
 	key    string
 	maxLen int64
 	log    *slog.Logger
-	limit  logLimiter
+	limit  loglimit.Limiter
 
 	queue  chan []byte
 	done   chan struct{}
@@ -33,7 +35,7 @@ type auditStream struct {
 const auditQueue = 4096
 
 func newAuditStream(client *redis.Client, key string, maxLen int64, log *slog.Logger) *auditStream {
-	s := &auditStream{client: client, key: key, maxLen: maxLen, log: log, limit: logLimiter{every: 30 * time.Second},
+	s := &auditStream{client: client, key: key, maxLen: maxLen, log: log, limit: loglimit.Limiter{Every: 30 * time.Second},
 		queue: make(chan []byte, auditQueue), done: make(chan struct{})}
 	go s.run()
 	return s
@@ -88,7 +90,7 @@ func (s *auditStream) send(batch [][]byte) {
 }
 
 func (s *auditStream) failed(n int, why string) {
-	if held, ok := s.limit.allow(); ok {
+	if held, ok := s.limit.Allow(); ok {
 		s.log.Warn("audit records not written to the Redis stream (stderr has them)", "stream", s.key, "records", n, "error", why, "earlier_failures_not_logged", held)
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/redact"
 )
 
 // Call is one tool invocation in progress.
@@ -39,7 +41,7 @@ type Call struct {
 	// this call carries (Credential): they are not applied again.
 	viaParam map[string]bool
 	// red redacts what the call returns and logs (see Call.redactor).
-	red *redactor
+	red *redact.Redactor
 	// bindErr is the first step binding that could not be evaluated.
 	bindErr error
 	// rawArgs is the arguments' size as sent; argsPreview their start,

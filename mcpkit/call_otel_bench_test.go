@@ -7,9 +7,11 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/tailormcp/tailor/mcpkit/telemetry"
 )
 
-// otel=on: the SDK as TelemetryFromEnv sets it up (a batching span
+// otel=on: the SDK as telemetry.FromEnv sets it up (a batching span
 // processor, a metric reader), with an exporter that drops what it is
 // given: what recording costs a call, without the network.
 func init() {
@@ -20,6 +22,6 @@ func init() {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 		defer tp.Shutdown(context.Background())
-		benchmarkCall(b, Config{Telemetry: &Telemetry{TracerProvider: tp, MeterProvider: mp}})
+		benchmarkCall(b, Config{Telemetry: &telemetry.Telemetry{TracerProvider: tp, MeterProvider: mp}})
 	}})
 }

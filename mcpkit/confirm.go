@@ -9,11 +9,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tailormcp/tailor/internal/jsonv"
+	"github.com/tailormcp/tailor/mcpkit/quotestore"
 )
 
 // lease is a confirm call's reservation of its quote while its steps run.
 type lease struct {
-	quote *Quote
+	quote *quotestore.Quote
 	token string
 	// approved is when the person approved (zero: not asked).
 	approved time.Time
@@ -32,7 +33,7 @@ type lease struct {
 type Confirmation struct {
 	c     *Call
 	s     *Scope
-	quote *Quote
+	quote *quotestore.Quote
 	lease *lease
 }
 
@@ -60,7 +61,7 @@ func (c *Call) TakeQuote() (*Confirmation, *mcp.CallToolResult) {
 		}
 	}
 	switch {
-	case errors.Is(err, ErrQuoteNotFound):
+	case errors.Is(err, quotestore.ErrNotFound):
 		return nil, errorResult(c.say("quote_unknown", M{"id": id, "quote_tool": t.Confirms}))
 	case err != nil:
 		return nil, c.storeFailed("read", err)
@@ -114,7 +115,7 @@ func (cf *Confirmation) Reserve() *mcp.CallToolResult {
 }
 
 // approve asks the person to approve the run, or acts on their answer.
-func (c *Call) approve(s *Scope, q *Quote) (*lease, *mcp.CallToolResult) {
+func (c *Call) approve(s *Scope, q *quotestore.Quote) (*lease, *mcp.CallToolResult) {
 	msg := c.approvalQuestion(s, q)
 	if a := c.approvalAnswer(q.ID); a != nil {
 		if a.ignored != "" {
@@ -142,7 +143,7 @@ func (cf *Confirmation) Run() *mcp.CallToolResult {
 		panic("mcpkit: Confirmation.Run without a reservation: call Reserve first")
 	}
 	c.audit.Quote = l.quote
-	run := &stepRun{c: c, s: cf.s, lease: l, prior: map[string]CallOutcome{}}
+	run := &stepRun{c: c, s: cf.s, lease: l, prior: map[string]quotestore.CallOutcome{}}
 	if p := l.quote.Progress; p != nil {
 		for _, co := range p.Calls {
 			run.prior[callKey(co.Step, co.Item)] = co
@@ -155,7 +156,7 @@ func (cf *Confirmation) Run() *mcp.CallToolResult {
 
 // ask reserves the quote and asks the person, or, for a client that cannot
 // ask, proceeds or refuses as the overlay says.
-func (c *Call) ask(q *Quote, msg string) (*lease, *mcp.CallToolResult) {
+func (c *Call) ask(q *quotestore.Quote, msg string) (*lease, *mcp.CallToolResult) {
 	t := c.tool
 	now := c.kit.now()
 	until := now.Add(approvalWindow)
@@ -186,7 +187,7 @@ func (c *Call) ask(q *Quote, msg string) (*lease, *mcp.CallToolResult) {
 }
 
 // answered acts on the person's answer to this call's approval request.
-func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolResult) {
+func (c *Call) answered(q *quotestore.Quote, a *answer, msg string) (*lease, *mcp.CallToolResult) {
 	now := c.kit.now()
 	action := ""
 	if a.result != nil {
@@ -194,7 +195,7 @@ func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolR
 	}
 	if action == "" {
 		// The state is ours but carries no answer: ask again under it.
-		res, err := c.inputRequest(q, a.claims.Nonce, a.claims.ExpiresAt.Time, msg)
+		res, err := c.inputRequest(q, a.claims.Nonce, a.claims.Expiry.Time(), msg)
 		if err != nil {
 			return nil, c.storeFailed("reserve", err)
 		}
@@ -220,14 +221,14 @@ func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolR
 	// Accepting swaps the reservation from the request's nonce to this run:
 	// a replay of the same state finds the nonce no longer holding it.
 	token := randomToken(16)
-	err := c.kit.quotes.Reserve(c.ctx, q.ID, Reservation{From: a.claims.Nonce, To: token, Until: c.runUntil(now), Now: now})
+	err := c.kit.quotes.Reserve(c.ctx, q.ID, quotestore.Reservation{From: a.claims.Nonce, To: token, Until: c.runUntil(now), Now: now})
 	c.pending().set("", "")
 	switch {
 	case err == nil:
 		return &lease{quote: q, token: token, approved: now}, nil
-	case errors.Is(err, ErrQuoteUsed):
+	case errors.Is(err, quotestore.ErrUsed):
 		return nil, c.alreadyUsed(q)
-	case errors.Is(err, ErrQuoteNotReserved), errors.Is(err, ErrQuoteNotFound):
+	case errors.Is(err, quotestore.ErrNotReserved), errors.Is(err, quotestore.ErrNotFound):
 		// Answered already, or the request lapsed: this answer counts for
 		// nothing, and the person is asked afresh.
 		c.audit.Ignored = "requestState already answered or lapsed"
@@ -239,19 +240,19 @@ func (c *Call) answered(q *Quote, a *answer, msg string) (*lease, *mcp.CallToolR
 
 // reserve takes the free quote for this call, under token, until until,
 // or says why not.
-func (c *Call) reserve(q *Quote, token string, until time.Time) (*lease, *mcp.CallToolResult) {
-	err := c.kit.quotes.Reserve(c.ctx, q.ID, Reservation{To: token, Until: until, Now: c.kit.now()})
+func (c *Call) reserve(q *quotestore.Quote, token string, until time.Time) (*lease, *mcp.CallToolResult) {
+	err := c.kit.quotes.Reserve(c.ctx, q.ID, quotestore.Reservation{To: token, Until: until, Now: c.kit.now()})
 	switch {
 	case err == nil:
 		return &lease{quote: q, token: token}, nil
-	case errors.Is(err, ErrQuoteReserved):
+	case errors.Is(err, quotestore.ErrReserved):
 		c.audit.Approval = "not asked: the quote is reserved by another call"
 		free := ""
 		if !q.ReservedUntil.IsZero() {
 			free = q.ReservedUntil.UTC().Format("15:04:05 UTC")
 		}
 		return nil, errorResult(c.say("quote_reserved", M{"id": q.ID, "free_at": free}))
-	case errors.Is(err, ErrQuoteUsed):
+	case errors.Is(err, quotestore.ErrUsed):
 		return nil, c.alreadyUsed(q)
 	}
 	return nil, c.storeFailed("reserve", err)
@@ -266,7 +267,7 @@ func (c *Call) runUntil(now time.Time) time.Time {
 
 // release gives the quote back, keeping progress when some of the run
 // took effect or may have.
-func (c *Call) release(l *lease, p *Progress) {
+func (c *Call) release(l *lease, p *quotestore.Progress) {
 	if l == nil {
 		return
 	}
@@ -275,7 +276,7 @@ func (c *Call) release(l *lease, p *Progress) {
 	}
 }
 
-func (c *Call) alreadyUsed(q *Quote) *mcp.CallToolResult {
+func (c *Call) alreadyUsed(q *quotestore.Quote) *mcp.CallToolResult {
 	at := ""
 	if !q.UsedAt.IsZero() {
 		at = q.UsedAt.UTC().Format("15:04:05 UTC")
@@ -285,7 +286,7 @@ func (c *Call) alreadyUsed(q *Quote) *mcp.CallToolResult {
 
 func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
 	c.logger().Error("quote store failed", "tool", c.tool.Name, "op", op, "error", c.redact(err.Error()))
-	if errors.Is(err, ErrQuoteStoreUnavailable) {
+	if errors.Is(err, quotestore.ErrUnavailable) {
 		id, _ := c.args["quote_id"].(string)
 		return errorResult(c.say("quote_store_unreachable", M{"id": strings.TrimSpace(id)}))
 	}
@@ -295,7 +296,7 @@ func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
 // approvalQuestion renders the overlay's approval message. If it fails, the
 // person is still asked, with the quoted values spelled out: they never see
 // template source, and are never asked about nothing.
-func (c *Call) approvalQuestion(s *Scope, q *Quote) string {
+func (c *Call) approvalQuestion(s *Scope, q *quotestore.Quote) string {
 	t := c.tool
 	tm, err := cachedTemplate(t.Approval.Message)
 	var buf bytes.Buffer

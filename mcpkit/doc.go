@@ -50,4 +50,44 @@
 // request it made (approval.go): for this quote, tool, session and caller,
 // once. A run that stops part-way keeps its progress in the quote, and the
 // next confirm finishes it (steps.go).
+//
+// # Exported surface
+//
+// Generated code uses:
+//
+//   - Main, NewServer, API, Config, Register, Runtime: the program and the
+//     server a generated package builds.
+//   - Tool, Handler, Call, Request, Value, Fixed, M: a tool's definition,
+//     its handler and the request it makes.
+//   - Style and its values (Simple, SimpleExplode, Form, FormNoExplode,
+//     FormStyle, DeepObject, JSON, JSONValue, Multipart, Raw): how a
+//     parameter or body is serialized.
+//   - Scheme, SchemeKind (Bearer, Basic, APIKey), Scope, ContextValue:
+//     credentials, per-tool scopes and caller context.
+//   - QuoteSpec, Confirmation, Approval, Step, ErrorRule, Field, Toolset:
+//     quotes, confirm runs, error rules and tool groups of an overlay.
+//
+// A program that embeds a generated server uses:
+//
+//   - Config and its parts: OAuth (an issuer's tokens), Selection (which
+//     tools a session sees), ReadyCheck,
+//     ToolRule with RequestInfo and Refusal (per-request tool policy).
+//   - Run (Main with explicit streams), NewRuntime.
+//   - HeaderPrefix, RequestIDHeader: the HTTP headers the server reads
+//     and writes.
+//   - The packages mcpkit/quotestore, for a quote store of its own, and
+//     mcpkit/telemetry, for OpenTelemetry providers of its own.
+//
+// tailor itself (the compiler and tailor serve) uses:
+//
+//   - Catalog, LookupMessage, Message: the messages the model reads.
+//   - ParseTemplate, TemplateFuncs: the overlay's message templates.
+//   - MetaTools and the meta-tool names (ListToolsetsTool,
+//     EnableToolsetsTool, SearchToolsTool, DescribeToolTool,
+//     CallToolTool): the tools of dynamic selection.
+//
+// Below the root, in packages of their own: bearer-token verification and
+// the HTTP gate (internal/bearer), redaction (internal/redact), log-line
+// limits (internal/loglimit), Redis connections (internal/redisconn), the
+// quote stores (quotestore) and the telemetry providers (telemetry).
 package mcpkit

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/bearer"
 )
 
 // httpOptions are the HTTP listener's settings (flags of Run).
@@ -65,13 +67,13 @@ func serveHTTP(ctx context.Context, server *mcp.Server, k *Runtime, o httpOption
 		// the token's claims become the caller context, its scopes decide
 		// which tools it sees (scopes.go).
 		gate := k.bearerGate()
-		h = gate.handler(h)
-		if gate.oauth != nil {
-			mux.HandleFunc("GET "+PRMPath, gate.metadata)
-			mux.HandleFunc("GET "+PRMPath+"/", gate.metadata)
-			mux.HandleFunc("OPTIONS "+PRMPath+"/", gate.metadata)
-			mux.HandleFunc("OPTIONS "+PRMPath, gate.metadata)
-			if gate.oauth.Resource == "" && !isLoopback(addr) {
+		h = gate.Handler(h)
+		if gate.OAuth != nil {
+			mux.HandleFunc("GET "+bearer.PRMPath, gate.Metadata)
+			mux.HandleFunc("GET "+bearer.PRMPath+"/", gate.Metadata)
+			mux.HandleFunc("OPTIONS "+bearer.PRMPath+"/", gate.Metadata)
+			mux.HandleFunc("OPTIONS "+bearer.PRMPath, gate.Metadata)
+			if gate.OAuth.Resource == "" && !isLoopback(addr) {
 				k.log.Warn("no public URL is set: the protected resource metadata names this server by the Host of each request, which behind a TLS-terminating proxy is the wrong URL",
 					"fix", "set --public-url (or "+k.api.EnvPrefix+"_PUBLIC_URL) to the MCP endpoint's public URL, such as https://mcp.example.com/mcp")
 			}
@@ -85,7 +87,7 @@ func serveHTTP(ctx context.Context, server *mcp.Server, k *Runtime, o httpOption
 	if k.oauth != nil {
 		// Fetch the issuer's keys now, so that the log says at once
 		// whether they can be had (the first token waits otherwise).
-		go func() { _, _ = k.oauth.keys.candidates(ctx, "") }()
+		go k.oauth.Prefetch(ctx)
 	}
 	k.log.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "stateless", o.stateless)
 	errc := make(chan error, 1)

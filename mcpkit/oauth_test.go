@@ -1,221 +1,14 @@
 package mcpkit
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/tailormcp/tailor/internal/oidctest"
+	"github.com/tailormcp/tailor/mcpkit/internal/bearer"
 )
-
-const testAudience = "https://mcp.example.com/mcp"
-
-func testVerifier(t *testing.T, iss *oidctest.Issuer, minInterval time.Duration) *oauthVerifier {
-	t.Helper()
-	o := OAuth{Issuer: iss.URL, Audience: testAudience, ClockSkew: 30 * time.Second, KeysMinInterval: minInterval}
-	if err := o.check("TEST"); err != nil {
-		t.Fatal(err)
-	}
-	return newOAuthVerifier(o, slog.New(slog.NewJSONHandler(io.Discard, nil)), time.Now)
-}
-
-func TestOAuthVerifierAcceptsEachKeyKind(t *testing.T) {
-	iss := oidctest.Start(t)
-	v := testVerifier(t, iss, time.Millisecond)
-	for _, k := range iss.Keys() {
-		t.Run(string(k.Alg), func(t *testing.T) {
-			c := iss.Valid(testAudience, "user-1", "items:read", "items:write")
-			c["tenant"] = "t-9"
-			info, err := v.Verify(context.Background(), oidctest.Sign(t, k, c), nil)
-			if err != nil {
-				t.Fatalf("valid %s token refused: %v", k.Alg, err)
-			}
-			if info.UserID != "user-1" || info.Extra["tenant"] != "t-9" || strings.Join(info.Scopes, " ") != "items:read items:write" || info.Expiration.IsZero() {
-				t.Fatalf("token info = %+v", info)
-			}
-		})
-	}
-}
-
-func TestOAuthVerifierRefusals(t *testing.T) {
-	iss := oidctest.Start(t)
-	v := testVerifier(t, iss, time.Millisecond)
-	rsa := iss.Keys()[0]
-	valid := func() oidctest.Claims { return iss.Valid(testAudience, "user-1", "items:read") }
-	with := func(k string, val any) oidctest.Claims { c := valid(); c[k] = val; return c }
-	without := func(k string) oidctest.Claims { c := valid(); delete(c, k); return c }
-	now := time.Now()
-	cases := []struct {
-		name, token, want string
-	}{
-		{"wrong audience", oidctest.Sign(t, rsa, with("aud", "https://other.example.com/mcp")), "not for this server"},
-		{"wrong issuer", oidctest.Sign(t, rsa, with("iss", "https://evil.example.com")), "issued by \"https://evil.example.com\""},
-		{"expired", oidctest.Sign(t, rsa, with("exp", now.Add(-2*time.Minute).Unix())), "expired at"},
-		{"not yet valid", oidctest.Sign(t, rsa, with("nbf", now.Add(2*time.Minute).Unix())), "not valid before"},
-		{"issued in the future", oidctest.Sign(t, rsa, with("iat", now.Add(2*time.Minute).Unix())), "issued in the future"},
-		{"no expiry", oidctest.Sign(t, rsa, without("exp")), "no expiry"},
-		{"unknown kid", oidctest.Sign(t, iss.NewKey(t, "stranger"), valid()), `no signing key with id "stranger"`},
-		{"alg none", oidctest.Unsigned(rsa.ID, valid()), "accepted algorithm"},
-		{"HS256 keyed with the public key", oidctest.HS256WithPublicKey(t, rsa, valid()), "accepted algorithm"},
-		{"scope not a string", oidctest.Sign(t, rsa, with("scope", []any{"items:read"})), "scope claim is an array"},
-		{"scp with a number", oidctest.Sign(t, rsa, with("scp", []any{"a", 1})), "scp claim holds a number"},
-		{"not a JWT", "abc.def", "not a JWT"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := v.Verify(context.Background(), tc.token, nil)
-			if err == nil || !errors.Is(err, auth.ErrInvalidToken) {
-				t.Fatalf("token accepted or not refused as invalid: %v", err)
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("reason %q does not say %q", err, tc.want)
-			}
-		})
-	}
-	t.Run("within the clock skew", func(t *testing.T) {
-		tok := oidctest.Sign(t, rsa, with("exp", now.Add(-10*time.Second).Unix()))
-		if _, err := v.Verify(context.Background(), tok, nil); err != nil {
-			t.Fatalf("token expired 10s ago refused with a 30s skew: %v", err)
-		}
-	})
-	t.Run("signature by another key under a published kid", func(t *testing.T) {
-		forged := iss.NewKey(t, rsa.ID)
-		_, err := v.Verify(context.Background(), oidctest.Sign(t, forged, valid()), nil)
-		if err == nil || !strings.Contains(err.Error(), "does not verify") {
-			t.Fatalf("forged signature: %v", err)
-		}
-	})
-}
-
-func TestOAuthVerifierKeyRotation(t *testing.T) {
-	iss := oidctest.Start(t)
-	v := testVerifier(t, iss, 50*time.Millisecond)
-	old := iss.Keys()
-	if _, err := v.Verify(context.Background(), oidctest.Sign(t, old[1], iss.Valid(testAudience, "u")), nil); err != nil {
-		t.Fatal(err)
-	}
-	fresh := iss.Rotate(t)
-	time.Sleep(60 * time.Millisecond)
-	for _, k := range fresh {
-		if _, err := v.Verify(context.Background(), oidctest.Sign(t, k, iss.Valid(testAudience, "u")), nil); err != nil {
-			t.Fatalf("token signed with the rotated-in key %s refused: %v", k.ID, err)
-		}
-	}
-	_, err := v.Verify(context.Background(), oidctest.Sign(t, old[0], iss.Valid(testAudience, "u")), nil)
-	if err == nil || !strings.Contains(err.Error(), "no signing key") {
-		t.Fatalf("token signed with a rotated-out key: %v", err)
-	}
-}
-
-// A flood of tokens naming made-up key ids costs the issuer one fetch per
-// interval, not one per token.
-func TestOAuthVerifierUnknownKidsDoNotHammerTheIssuer(t *testing.T) {
-	iss := oidctest.Start(t)
-	v := testVerifier(t, iss, time.Hour)
-	rsa := iss.Keys()[0]
-	var wg sync.WaitGroup
-	for i := range 200 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			k := *rsa
-			k.ID = fmt.Sprintf("bogus-%d", i)
-			_, _ = v.Verify(context.Background(), oidctest.Sign(t, &k, iss.Valid(testAudience, "u")), nil)
-		}()
-	}
-	wg.Wait()
-	if n := iss.JWKSFetches.Load(); n != 1 {
-		t.Fatalf("the issuer's JWKS was fetched %d times for 200 unknown kids; want 1", n)
-	}
-}
-
-func TestOAuthGateAnswers(t *testing.T) {
-	iss := oidctest.Start(t)
-	v := testVerifier(t, iss, time.Millisecond)
-	rsa := iss.Keys()[0]
-	g := &bearerGate{realm: "srv", verifier: v.Verify, oauth: &v.cfg, scopes: []string{"mcp"}, supported: []string{"items:read", "mcp"}, title: "Srv"}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", g.handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })))
-	mux.HandleFunc("GET "+PRMPath+"/", g.metadata)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	get := func(token string) *http.Response {
-		req, _ := http.NewRequest("POST", srv.URL+"/mcp", nil)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp
-	}
-	meta := srv.URL + PRMPath + "/mcp"
-	if r := get(""); r.StatusCode != 401 || r.Header.Get("WWW-Authenticate") != `Bearer realm="srv", resource_metadata="`+meta+`"` {
-		t.Fatalf("no token: %d %q", r.StatusCode, r.Header.Get("WWW-Authenticate"))
-	}
-	bad := oidctest.Sign(t, rsa, iss.Valid("https://other/mcp", "u", "mcp"))
-	if r := get(bad); r.StatusCode != 401 || !strings.Contains(r.Header.Get("WWW-Authenticate"), `error="invalid_token", error_description="the token is for [`) {
-		t.Fatalf("wrong audience: %d %q", r.StatusCode, r.Header.Get("WWW-Authenticate"))
-	}
-	noScope := oidctest.Sign(t, rsa, iss.Valid(testAudience, "u", "items:read"))
-	if r := get(noScope); r.StatusCode != 403 || r.Header.Get("WWW-Authenticate") != `Bearer realm="srv", error="insufficient_scope", scope="mcp", resource_metadata="`+meta+`"` {
-		t.Fatalf("missing scope: %d %q", r.StatusCode, r.Header.Get("WWW-Authenticate"))
-	}
-	if r := get(oidctest.Sign(t, rsa, iss.Valid(testAudience, "u", "mcp"))); r.StatusCode != 200 {
-		t.Fatalf("valid token: %d", r.StatusCode)
-	}
-	// The issuer down before any key was fetched: 503, not 401.
-	iss2 := oidctest.Start(t)
-	iss2.SetDown(true)
-	v2 := testVerifier(t, iss2, time.Millisecond)
-	g.verifier = v2.Verify
-	mux2 := http.NewServeMux()
-	mux2.Handle("/mcp", g.handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})))
-	srv2 := httptest.NewServer(mux2)
-	defer srv2.Close()
-	req, _ := http.NewRequest("POST", srv2.URL+"/mcp", nil)
-	req.Header.Set("Authorization", "Bearer "+oidctest.Sign(t, iss2.Keys()[0], iss2.Valid(testAudience, "u", "mcp")))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "signing keys cannot be fetched") {
-		t.Fatalf("issuer down: %d %q %q", resp.StatusCode, resp.Header.Get("Retry-After"), body)
-	}
-}
-
-func TestOAuthConfigErrors(t *testing.T) {
-	for _, tc := range []struct {
-		o    OAuth
-		want string
-	}{
-		{OAuth{Issuer: "http://idp.example.com", Audience: "a"}, "must use https (http only on a loopback host)"},
-		{OAuth{Issuer: "idp.example.com", Audience: "a"}, "not an absolute URL"},
-		{OAuth{Issuer: "https://idp.example.com"}, "set --oauth-audience (X_OAUTH_AUDIENCE)"},
-		{OAuth{Issuer: "https://idp.example.com", Audience: "a", JWKSURL: "ftp://x/keys"}, "the JWKS URL \"ftp://x/keys\""},
-		{OAuth{Issuer: "https://idp.example.com", Audience: "a", ClockSkew: time.Hour}, "between 0s and 5m0s"},
-		{OAuth{Issuer: "https://idp.example.com", Audience: "a", Resource: "/mcp"}, "--public-url"},
-	} {
-		err := tc.o.check("X")
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.o, err, tc.want)
-		}
-	}
-}
 
 func TestScopesAllow(t *testing.T) {
 	tool := &Tool{Name: "write_thing", Scopes: []string{"things:write", "things:read"}}
@@ -226,7 +19,7 @@ func TestScopesAllow(t *testing.T) {
 	if _, ok := open.scopesAllow(nil, tool); !ok {
 		t.Error("without token verification, scopes are not checked")
 	}
-	verified, err := NewRuntime(API{Name: "t", EnvPrefix: "T"}, Config{BaseURL: "http://127.0.0.1:1", Log: io.Discard, Verifier: HS256Verifier([]byte("k"))})
+	verified, err := NewRuntime(API{Name: "t", EnvPrefix: "T"}, Config{BaseURL: "http://127.0.0.1:1", Log: io.Discard, Verifier: bearer.HS256Verifier([]byte("k"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +49,7 @@ func TestOAuthNeedsClaimSources(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `context value "tenant" has no claim source`) {
 		t.Fatalf("err = %v", err)
 	}
-	_, err = NewRuntime(api, Config{BaseURL: "http://127.0.0.1:1", Log: io.Discard, OAuth: &OAuth{Issuer: "https://idp.example.com", Audience: "a"}, Verifier: HS256Verifier([]byte("k"))})
+	_, err = NewRuntime(api, Config{BaseURL: "http://127.0.0.1:1", Log: io.Discard, OAuth: &OAuth{Issuer: "https://idp.example.com", Audience: "a"}, Verifier: bearer.HS256Verifier([]byte("k"))})
 	if err == nil || !strings.Contains(err.Error(), "both an OAuth issuer and another token verifier") {
 		t.Fatalf("err = %v", err)
 	}

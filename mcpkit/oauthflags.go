@@ -5,7 +5,16 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/bearer"
 )
+
+// OAuth makes the server an OAuth 2.1 resource server: bearer tokens are
+// JWTs an authorization server (the issuer) signed with an asymmetric
+// key it publishes in its JWKS. Config.OAuth takes it; generated servers
+// fill it from --oauth-issuer and the flags next to it. Its fields are
+// documented where the verifier lives (mcpkit/internal/bearer).
+type OAuth = bearer.OAuth
 
 // oauthFlags are the settings of an OAuth resource server (flags of Run;
 // docs/deploy.md shows them in use).
@@ -58,7 +67,7 @@ func (f *oauthFlags) apply(cfg *Config, prefix string, http bool) error {
 	if o.ClockSkew <= 0 {
 		return fmt.Errorf("--oauth-clock-skew %s: give a positive duration up to 5m, such as 30s", o.ClockSkew)
 	}
-	if err := o.check(prefix); err != nil {
+	if err := o.Check(prefix); err != nil {
 		return err
 	}
 	cfg.OAuth, cfg.Scopes = o, scopes

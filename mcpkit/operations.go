@@ -9,6 +9,11 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
+	"github.com/tailormcp/tailor/mcpkit/internal/redact"
+	"github.com/tailormcp/tailor/mcpkit/internal/redisconn"
+	"github.com/tailormcp/tailor/mcpkit/quotestore"
 )
 
 // operations are the settings of a server run as replicas behind a load
@@ -48,7 +53,7 @@ func (o *operations) check(set *settings) {
 // opened is what apply set up, closed when the server exits.
 type opened struct {
 	log     *slog.Logger
-	store   *redisTarget
+	store   *redisconn.Target
 	stream  *auditStream
 	timeout time.Duration
 	closes  []func()
@@ -63,18 +68,18 @@ func (o *operations) apply(api API, cfg *Config, stderr io.Writer) (*opened, err
 	if prefix == "" {
 		prefix = api.Name
 	}
-	targets := map[string]*redisTarget{}
-	open := func(setting, raw string) (*redisTarget, error) {
+	targets := map[string]*redisconn.Target{}
+	open := func(setting, raw string) (*redisconn.Target, error) {
 		if t := targets[raw]; t != nil {
 			return t, nil
 		}
-		t, err := openRedis(setting, raw, *o.redisTimeout)
+		t, err := redisconn.Open(setting, raw, *o.redisTimeout)
 		if err != nil {
 			return nil, err
 		}
 		targets[raw] = t
-		cfg.Secrets = append(cfg.Secrets, t.secrets...)
-		op.closes = append(op.closes, func() { t.client.Close() })
+		cfg.Secrets = append(cfg.Secrets, t.Secrets...)
+		op.closes = append(op.closes, func() { t.Client.Close() })
 		return t, nil
 	}
 	if raw := strings.TrimSpace(*o.quoteStore); raw != "" && raw != "memory" {
@@ -82,7 +87,7 @@ func (o *operations) apply(api API, cfg *Config, stderr io.Writer) (*opened, err
 		if err != nil {
 			return nil, err
 		}
-		store := NewRedisQuoteStore(t.client, prefix)
+		store := quotestore.NewRedis(t.Client, prefix)
 		store.MaxQuotes = cfg.MaxQuotes
 		store.MaxUsed = cfg.MaxUsedQuotes
 		store.MaxPerCaller = cfg.MaxQuotesPerCaller
@@ -90,19 +95,19 @@ func (o *operations) apply(api API, cfg *Config, stderr io.Writer) (*opened, err
 	}
 	var secrets []string
 	for _, t := range targets {
-		secrets = append(secrets, t.secrets...)
+		secrets = append(secrets, t.Secrets...)
 	}
 	if raw := strings.TrimSpace(*o.auditStream); raw != "" {
 		t, err := open("--audit-stream", raw)
 		if err != nil {
 			return nil, err
 		}
-		secrets = append(secrets, t.secrets...)
+		secrets = append(secrets, t.Secrets...)
 		key := strings.TrimSpace(*o.auditKey)
 		if key == "" {
 			key = prefix + ":audit"
 		}
-		op.stream = newAuditStream(t.client, key, int64(*o.auditMaxLen), nil)
+		op.stream = newAuditStream(t.Client, key, int64(*o.auditMaxLen), nil)
 		audit := cfg.Audit
 		if audit == nil {
 			audit = cfg.Log
@@ -110,12 +115,12 @@ func (o *operations) apply(api API, cfg *Config, stderr io.Writer) (*opened, err
 		cfg.Audit = io.MultiWriter(audit, op.stream)
 	}
 	// Until the Runtime's logger exists: Redis's own messages, redacted.
-	op.log = slog.New(slog.NewJSONHandler(redactingWriter{w: stderr, r: newRedactor(secrets, nil)}, nil))
+	op.log = slog.New(slog.NewJSONHandler(redact.Writer{W: stderr, R: redact.New(secrets, nil)}, nil))
 	if op.stream != nil {
 		op.stream.log = op.log
 	}
 	if len(targets) > 0 {
-		redis.SetLogger(redisLog{log: op.log, limit: &logLimiter{every: 10 * time.Second}})
+		redis.SetLogger(redisconn.Log{Log: op.log, Limit: &loglimit.Limiter{Every: 10 * time.Second}})
 	}
 	return op, nil
 }
@@ -125,16 +130,16 @@ func (op *opened) started(k *Runtime, api API) {
 	if op.store == nil {
 		return
 	}
-	k.log.Info("quote store", "url", op.store.shown, "prefix", k.quotes.(*RedisQuoteStore).prefix)
+	k.log.Info("quote store", "url", op.store.Shown, "prefix", k.quotes.(*quotestore.Redis).Prefix())
 	if len(k.cfg.ApprovalKey) == 0 {
 		k.log.Warn("quotes are shared, but the approval key is random to this process: an approval requested here cannot be answered on another replica",
 			"fix", fmt.Sprintf("give every replica the same %s_APPROVAL_KEY (32 or more random bytes)", api.EnvPrefix))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), op.timeout)
 	defer cancel()
-	if err := op.store.ping(ctx); err != nil {
+	if err := op.store.Ping(ctx); err != nil {
 		k.log.Warn("the quote store does not answer: quotes can be neither made nor carried out until it does, and /readyz reports not ready",
-			"url", op.store.shown, "error", k.redact(err.Error()))
+			"url", op.store.Shown, "error", k.redact(err.Error()))
 	}
 }
 

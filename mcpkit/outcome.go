@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/mcpkit/quotestore"
 )
 
 // What a composed tool's run did, call by call, and what it tells the
@@ -36,7 +38,7 @@ func failedOutcome(resp response) string {
 	case resp.err != nil && !resp.sent:
 		return outcomeNotSent
 	case resp.err != nil, resp.status >= 500:
-		return OutcomeUnknown
+		return quotestore.OutcomeUnknown
 	}
 	return outcomeRefused
 }
@@ -95,8 +97,8 @@ func safeToRepeat(r *Request) bool {
 
 // allCalls are the write calls of this run and of earlier runs it did not
 // get to (a run that stops early still reports what they did).
-func (r *stepRun) allCalls() []CallOutcome {
-	calls := append([]CallOutcome(nil), r.calls...)
+func (r *stepRun) allCalls() []quotestore.CallOutcome {
+	calls := append([]quotestore.CallOutcome(nil), r.calls...)
 	seen := map[string]bool{}
 	for _, co := range calls {
 		seen[callKey(co.Step, co.Item)] = true
@@ -129,9 +131,9 @@ func (r *stepRun) settle(complete bool) {
 		}
 		return
 	}
-	var p *Progress
+	var p *quotestore.Progress
 	if calls := r.allCalls(); len(calls) > 0 {
-		p = &Progress{Approved: l.approved, Calls: calls}
+		p = &quotestore.Progress{Approved: l.approved, Calls: calls}
 	}
 	if err := c.kit.quotes.Release(ctx, l.quote.ID, l.token, p); err != nil {
 		c.logger().Error("quote could not be released after its run", "tool", c.tool.Name, "quote", l.quote.ID, "error", err.Error())
@@ -146,7 +148,7 @@ func (r *stepRun) stopped(i, j, n int, outcome, reason string) *mcp.CallToolResu
 	c.audit.Failed = t.Steps[i].Name
 	var done, unknown []string
 	for _, g := range groupCalls(r.allCalls()) {
-		if g.outcome == OutcomeDone {
+		if g.outcome == quotestore.OutcomeDone {
 			done = append(done, g.describe())
 		} else {
 			unknown = append(unknown, g.describe())
@@ -198,7 +200,7 @@ func (g callGroup) describe() string {
 	return s
 }
 
-func groupCalls(calls []CallOutcome) []callGroup {
+func groupCalls(calls []quotestore.CallOutcome) []callGroup {
 	var out []callGroup
 	for _, co := range calls {
 		unread := co.Unread != ""

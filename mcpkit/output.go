@@ -15,6 +15,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tailormcp/tailor/internal/jsonv"
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
+	"github.com/tailormcp/tailor/mcpkit/internal/redact"
 )
 
 // A tool that declares an outputSchema must return structuredContent that
@@ -71,7 +73,7 @@ func (k *Runtime) outputSchema(t *Tool) *jsonschema.Schema {
 // conform makes a successful result's structuredContent valid against the
 // tool's outputSchema. What it logs passes red (the call's redactor, on
 // top of the server's log redaction): a problem can quote the response.
-func (k *Runtime) conform(t *Tool, res *mcp.CallToolResult, red *redactor) {
+func (k *Runtime) conform(t *Tool, res *mcp.CallToolResult, red *redact.Redactor) {
 	if res == nil || res.IsError || len(res.InputRequests) > 0 || t.OutputSchema == "" {
 		return // an error, or a request for input: not a result yet
 	}
@@ -134,8 +136,8 @@ const misfitLogEvery = time.Minute
 // call wait for this line, and for the text of its problems. What it logs
 // passes red (the call's redactor, on top of the server's log redaction):
 // a problem can quote the response.
-func (k *Runtime) warnMisfit(t *Tool, leaves []*jsonschema.ValidationError, red *redactor) {
-	held, ok := k.misfits.allow(misfitKey(t, leaves))
+func (k *Runtime) warnMisfit(t *Tool, leaves []*jsonschema.ValidationError, red *redact.Redactor) {
+	held, ok := k.misfits.Allow(misfitKey(t, leaves))
 	if !ok {
 		return
 	}
@@ -148,7 +150,7 @@ func (k *Runtime) warnMisfit(t *Tool, leaves []*jsonschema.ValidationError, red 
 		problems[i] = where + ": " + e.ErrorKind.LocalizedString(printer)
 	}
 	k.log.Warn("the response does not match the tool's output schema; structuredContent leaves out what does not fit (the text content has the whole response)",
-		withHeld([]any{"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; "))}, held)...)
+		loglimit.WithHeld([]any{"tool", t.Name, "problems", red.String(strings.Join(dedupeStrings(problems), "; "))}, held)...)
 }
 
 // misfitKey names a misfit by its tool and where and against which

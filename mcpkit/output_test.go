@@ -174,7 +174,7 @@ func TestMisfitLoggedOncePerInterval(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	k.misfits.now = func() time.Time { return clock }
+	k.misfits.Now = func() time.Time { return clock }
 	const misfit = "does not match the tool's output schema"
 	get := &Tool{Name: "get_thing", OutputSchema: outSchema}
 	list := &Tool{Name: "list_things", OutputSchema: outSchema}

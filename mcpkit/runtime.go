@@ -11,6 +11,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/bearer"
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
+	"github.com/tailormcp/tailor/mcpkit/internal/redact"
+	"github.com/tailormcp/tailor/mcpkit/quotestore"
+	"github.com/tailormcp/tailor/mcpkit/telemetry"
 )
 
 // API is the static description of a generated server.
@@ -58,10 +64,11 @@ type ErrorRule struct {
 // SchemeKind is how a credential is sent.
 type SchemeKind string
 
+// The kinds of credential.
 const (
-	Bearer SchemeKind = "bearer"
-	Basic  SchemeKind = "basic"
-	APIKey SchemeKind = "apiKey"
+	Bearer SchemeKind = "bearer" // Authorization: Bearer <token>
+	Basic  SchemeKind = "basic"  // Authorization: Basic base64(user:password)
+	APIKey SchemeKind = "apiKey" // a key in a header, query parameter or cookie
 )
 
 // Scheme is a security scheme whose credentials come from the environment.
@@ -126,7 +133,7 @@ type Config struct {
 	Secrets []string
 	// Quotes stores quotes; default an in-memory store (see QuoteStore for
 	// servers running as several replicas).
-	Quotes QuoteStore
+	Quotes quotestore.Store
 	// QuoteTTL, when set, overrides every quote tool's validity; it must
 	// not be negative.
 	QuoteTTL time.Duration
@@ -153,8 +160,8 @@ type Config struct {
 	// backend and a quote store that can be pinged (see health.go).
 	ReadyChecks []ReadyCheck
 	// Telemetry receives traces and metrics (telemetry.go); nil: none.
-	// Run sets it from the OTEL_* environment (TelemetryFromEnv).
-	Telemetry *Telemetry
+	// Run sets it from the OTEL_* environment (telemetry.FromEnv).
+	Telemetry *telemetry.Telemetry
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 	// Selection chooses the tools served (see selection.go).
@@ -174,14 +181,14 @@ type Runtime struct {
 	log    *slog.Logger
 	sdkLog *slog.Logger
 	creds  map[string]credential
-	quotes QuoteStore
+	quotes quotestore.Store
 	states *stateSigner
 	// redactor removes the configured secrets; secretValues and basicPairs
 	// are what it was built from, for a call that adds its own.
-	redactor     *redactor
+	redactor     *redact.Redactor
 	secretValues []string
 	basicPairs   []string
-	callers      callerCache
+	callers      redact.Callers
 	auditOut     *auditWriter
 	// baseProblem says why base is nil: no usable base URL is configured
 	// (see settings.go).
@@ -189,7 +196,7 @@ type Runtime struct {
 	// ops: readiness, calls in progress, shutdown (health.go, drain.go).
 	ops operationsState
 	// oauth verifies an issuer's tokens when Config.OAuth is set.
-	oauth *oauthVerifier
+	oauth *bearer.Verifier
 	// stdioSession names the one session a stdio server serves, in the
 	// audit log (see Call.sessionID).
 	stdioSession string
@@ -198,7 +205,7 @@ type Runtime struct {
 	afterReply *afterReply
 	// misfits limits the warnings about results that do not fit their
 	// tool's output schema (output.go).
-	misfits logLimiters
+	misfits loglimit.Keyed
 	// tools are the registered tools in order, byName by name, meta the
 	// dynamic meta-tools (selection.go, dynamic.go).
 	tools  []*entry
@@ -215,7 +222,7 @@ type Runtime struct {
 	send      mcp.MethodHandler
 	stateless bool
 	// tel records traces and metrics; nil without Config.Telemetry.
-	tel *telemetry
+	tel *instruments
 }
 
 func (k *Runtime) now() time.Time { return k.cfg.Now() }
@@ -266,7 +273,7 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	if baseProblem != "" && cfg.BaseURL != "" {
 		baseProblem = fmt.Sprintf("the API description's server %q is not an absolute http(s) URL", cfg.BaseURL)
 	}
-	k := &Runtime{api: api, cfg: cfg, base: base, baseProblem: baseProblem, creds: map[string]credential{}, misfits: logLimiters{every: misfitLogEvery}}
+	k := &Runtime{api: api, cfg: cfg, base: base, baseProblem: baseProblem, creds: map[string]credential{}, misfits: loglimit.Keyed{Every: misfitLogEvery}}
 	if cfg.HTTPClient != nil {
 		cp := *cfg.HTTPClient
 		k.client = &cp
@@ -287,7 +294,7 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 		if cfg.Verifier != nil {
 			return nil, fmt.Errorf("both an OAuth issuer and another token verifier are configured; choose one")
 		}
-		if err := cfg.OAuth.check(api.EnvPrefix); err != nil {
+		if err := cfg.OAuth.Check(api.EnvPrefix); err != nil {
 			return nil, err
 		}
 	}
@@ -300,7 +307,7 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	}
 	k.quotes = cfg.Quotes
 	if k.quotes == nil {
-		m := NewMemoryQuoteStore()
+		m := quotestore.NewMemory()
 		m.MaxQuotes = cfg.MaxQuotes
 		m.MaxUsed = cfg.MaxUsedQuotes
 		m.MaxPerCaller = cfg.MaxQuotesPerCaller
@@ -334,9 +341,9 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 		// Whoever holds it can sign approvals.
 		k.secretValues = append(k.secretValues, string(cfg.ApprovalKey))
 	}
-	k.redactor = newRedactor(k.secretValues, k.basicPairs)
+	k.redactor = redact.New(k.secretValues, k.basicPairs)
 	// Every log line, the server's and go-sdk's, passes the redactor.
-	logOut := redactingWriter{w: cfg.Log, r: k.redactor}
+	logOut := redact.Writer{W: cfg.Log, R: k.redactor}
 	k.log = slog.New(slog.NewJSONHandler(logOut, nil))
 	// go-sdk logs every session's start and end at info level; in stateless
 	// HTTP that is every request. Its warnings and errors still show.
@@ -346,12 +353,12 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	}
 	k.auditOut = &auditWriter{w: cfg.Audit}
 	if cfg.OAuth != nil {
-		k.oauth = newOAuthVerifier(*cfg.OAuth, k.log, k.cfg.Now)
-		k.cfg.OAuth = &k.oauth.cfg
+		k.oauth = bearer.NewVerifier(*cfg.OAuth, k.log, k.cfg.Now)
+		k.cfg.OAuth = k.oauth.Config()
 		k.cfg.Verifier = k.oauth.Verify
-		k.cfg.ReadyChecks = append(k.cfg.ReadyChecks, ReadyCheck{Name: "identity provider", Check: k.oauth.ready})
+		k.cfg.ReadyChecks = append(k.cfg.ReadyChecks, ReadyCheck{Name: "identity provider", Check: k.oauth.Ready})
 	}
-	if k.tel, err = newTelemetry(cfg.Telemetry); err != nil {
+	if k.tel, err = newInstruments(cfg.Telemetry); err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
 	if k.tel != nil {

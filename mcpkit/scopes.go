@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/bearer"
 )
 
 // Per-tool scopes: a tool whose Scopes the caller's verified token does
@@ -60,13 +62,13 @@ func (k *Runtime) scopeRule(r RequestInfo) func(*Tool) *Refusal {
 }
 
 // bearerGate is the HTTP endpoint's token gate of this server.
-func (k *Runtime) bearerGate() *bearerGate {
-	g := &bearerGate{realm: k.api.Name, verifier: k.cfg.Verifier, oauth: k.cfg.OAuth, scopes: k.cfg.Scopes, title: k.api.Title}
+func (k *Runtime) bearerGate() *bearer.Gate {
+	g := &bearer.Gate{Realm: k.api.Name, Verifier: k.cfg.Verifier, OAuth: k.cfg.OAuth, Scopes: k.cfg.Scopes, Title: k.api.Title}
 	var all [][]string
 	for _, e := range k.tools {
 		all = append(all, e.tool.Scopes)
 	}
-	g.supported = slices.Sorted(slices.Values(unionOf(append(all, k.cfg.Scopes)...)))
+	g.Supported = slices.Sorted(slices.Values(unionOf(append(all, k.cfg.Scopes)...)))
 	return g
 }
 

@@ -12,6 +12,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/bearer"
+	"github.com/tailormcp/tailor/mcpkit/quotestore"
+	"github.com/tailormcp/tailor/mcpkit/telemetry"
 )
 
 // Register adds a generated package's tools to a server.
@@ -70,9 +74,9 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		timeout     = set.Duration("timeout", "TIMEOUT", 30*time.Second, "timeout of each backend request")
 		retries     = set.Int("retries", "RETRIES", 2, "retries of read-only calls after connection failures and 502/503/504")
 		quoteTTL    = set.Duration("quote-ttl", "QUOTE_TTL", 0, "override how long quotes stay valid (default: as the overlay says)")
-		maxQuotes   = set.Int("max-quotes", "MAX_QUOTES", DefaultMaxQuotes, "most quotes not yet used kept at once; beyond it new quotes are refused")
-		maxUsed     = set.Int("max-used-quotes", "MAX_USED_QUOTES", DefaultMaxUsedQuotes, "most used quotes remembered, so that a replayed confirm hears \"already used\"; beyond it the one closest to its end is forgotten")
-		maxPerCall  = set.Int("max-quotes-per-caller", "MAX_QUOTES_PER_CALLER", DefaultMaxQuotesPerCaller, "most open quotes one caller (identity, else HTTP session) holds at once; beyond it that caller's new quotes are refused (-1: no bound)")
+		maxQuotes   = set.Int("max-quotes", "MAX_QUOTES", quotestore.DefaultMaxQuotes, "most quotes not yet used kept at once; beyond it new quotes are refused")
+		maxUsed     = set.Int("max-used-quotes", "MAX_USED_QUOTES", quotestore.DefaultMaxUsedQuotes, "most used quotes remembered, so that a replayed confirm hears \"already used\"; beyond it the one closest to its end is forgotten")
+		maxPerCall  = set.Int("max-quotes-per-caller", "MAX_QUOTES_PER_CALLER", quotestore.DefaultMaxQuotesPerCaller, "most open quotes one caller (identity, else HTTP session) holds at once; beyond it that caller's new quotes are refused (-1: no bound)")
 		passThrough = set.Bool("pass-through-auth", "PASS_THROUGH_AUTH", "HTTP mode: forward the MCP request's Authorization header to the backend")
 		unverified  = set.Bool("allow-unverified-context", "ALLOW_UNVERIFIED_CONTEXT", "with bearer tokens verified, still let a request header or the environment fill a context value the token lacks")
 		trustHdrs   = set.Bool("trust-context-headers", "TRUST_CONTEXT_HEADERS", "HTTP mode: a gateway in front of this server sets the context headers (and strips callers' own); allows them on a non-loopback address")
@@ -151,7 +155,11 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintf(stderr, "%s: %s_TOKEN_HS256_SECRET verifies the bearer tokens of HTTP requests; it needs --http\n", api.Name, api.EnvPrefix)
 			return 2
 		}
-		cfg.Verifier = HS256Verifier([]byte(secret))
+		if len(secret) < bearer.MinHS256Secret {
+			fmt.Fprintf(stderr, "%s: %s_TOKEN_HS256_SECRET has %d bytes; HS256 needs a secret of at least %d bytes (RFC 7518, section 3.2): make one with `openssl rand -hex 32`\n", api.Name, api.EnvPrefix, len(secret), bearer.MinHS256Secret)
+			return 2
+		}
+		cfg.Verifier = bearer.HS256Verifier([]byte(secret))
 		cfg.Secrets = append(cfg.Secrets, secret)
 	}
 	if err := oauth.apply(&cfg, api.EnvPrefix, *httpAddr != ""); err != nil {
@@ -168,7 +176,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	defer shared.close()
-	if cfg.Telemetry, err = TelemetryFromEnv(api.Name, api.Version); err != nil {
+	if cfg.Telemetry, err = telemetry.FromEnv(api.Name, api.Version); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", api.Name, err)
 		return 2
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tailormcp/tailor/internal/jsonv"
+	"github.com/tailormcp/tailor/mcpkit/quotestore"
 )
 
 // Step is one operation of a composed tool.
@@ -166,7 +167,7 @@ func (c *Call) RunSteps() *mcp.CallToolResult {
 		return errorResult(c.say("internal_error", nil))
 	}
 	s := c.newScope()
-	run := &stepRun{c: c, s: s, prior: map[string]CallOutcome{}}
+	run := &stepRun{c: c, s: s, prior: map[string]quotestore.CallOutcome{}}
 	if i, problem := c.preflight(s); problem != "" {
 		return run.stopped(i, 0, 1, outcomeNotSent, problem)
 	}
@@ -187,10 +188,10 @@ type stepRun struct {
 	s     *Scope
 	lease *lease
 	// prior are the write calls of an earlier, stopped run of the quote.
-	prior map[string]CallOutcome
+	prior map[string]quotestore.CallOutcome
 	// calls are the write calls that took effect or may have, earlier
 	// runs' included, in order.
-	calls []CallOutcome
+	calls []quotestore.CallOutcome
 	// reads names the read-only steps that ran.
 	reads []string
 }
@@ -219,7 +220,7 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 				s.data["item"] = item
 			}
 			prev, seen := r.prior[callKey(st.Name, j)]
-			if seen && prev.Outcome == OutcomeDone {
+			if seen && prev.Outcome == quotestore.OutcomeDone {
 				r.calls = append(r.calls, prev)
 				bodies = append(bodies, prev.Body)
 				status = prev.Status
@@ -271,16 +272,16 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 			}
 			c.step = st.Name
 			resp := c.send(req)
-			outcome := OutcomeDone
+			outcome := quotestore.OutcomeDone
 			if resp.err != nil || resp.status < 200 || resp.status > 299 {
 				outcome = failedOutcome(resp)
-				if st.ReadOnly && outcome == OutcomeUnknown {
+				if st.ReadOnly && outcome == quotestore.OutcomeUnknown {
 					outcome = outcomeRefused
 				}
 			}
 			var body any
 			var bad *badAnswer
-			if outcome == OutcomeDone {
+			if outcome == quotestore.OutcomeDone {
 				if body, _, bad = c.readBody(req, resp, false); bad != nil {
 					// A 2xx: a write took effect, only its answer is lost; a
 					// read did nothing worth keeping.
@@ -295,7 +296,7 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 			switch {
 			case outcome == outcomeUnread:
 				// Never sent again: not in this run, not on resumption.
-				r.calls = append(r.calls, CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeDone, Status: resp.status, Unread: bad.f["problem"].(string), IdempotencyKey: key})
+				r.calls = append(r.calls, quotestore.CallOutcome{Step: st.Name, Item: j, Outcome: quotestore.OutcomeDone, Status: resp.status, Unread: bad.f["problem"].(string), IdempotencyKey: key})
 				f := M{"step": st.Name, "status": bad.f["status"], "problem": bad.f["problem"], "excerpt": bad.f["excerpt"]}
 				if i == len(t.Steps)-1 && j == len(items)-1 {
 					// Nothing is left to run: the run is complete, and says
@@ -310,10 +311,10 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 				return r.stopped(i, j, len(items), outcome, c.say("step_answer_unreadable", f)), false
 			case bad != nil:
 				return r.stopped(i, j, len(items), outcome, c.say(bad.id, bad.f)), false
-			case outcome == OutcomeUnknown:
-				r.calls = append(r.calls, CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeUnknown, Status: resp.status, IdempotencyKey: key})
+			case outcome == quotestore.OutcomeUnknown:
+				r.calls = append(r.calls, quotestore.CallOutcome{Step: st.Name, Item: j, Outcome: quotestore.OutcomeUnknown, Status: resp.status, IdempotencyKey: key})
 				return r.stopped(i, j, len(items), outcome, c.unknownOutcome(st, req, resp)), false
-			case outcome != OutcomeDone:
+			case outcome != quotestore.OutcomeDone:
 				return r.stopped(i, j, len(items), outcome, textOf(c.failure(req, resp))), false
 			}
 			bodies = append(bodies, body)
@@ -321,7 +322,7 @@ func (r *stepRun) run() (res *mcp.CallToolResult, complete bool) {
 			if st.ReadOnly {
 				continue
 			}
-			co := CallOutcome{Step: st.Name, Item: j, Outcome: OutcomeDone, Status: resp.status, Body: body, Created: createdIDs(body, req), IdempotencyKey: key}
+			co := quotestore.CallOutcome{Step: st.Name, Item: j, Outcome: quotestore.OutcomeDone, Status: resp.status, Body: body, Created: createdIDs(body, req), IdempotencyKey: key}
 			c.audit.Created = append(c.audit.Created, co.Created...)
 			r.calls = append(r.calls, co)
 		}
@@ -507,7 +508,7 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 		ttl = c.kit.cfg.QuoteTTL
 	}
 	identity, caller := c.owner()
-	q := &Quote{ID: newQuoteID(), Tool: t.Name, Args: c.args, Body: body, Identity: identity, Caller: caller, Created: now, Expires: now.Add(ttl)}
+	q := &quotestore.Quote{ID: newQuoteID(), Tool: t.Name, Args: c.args, Body: body, Identity: identity, Caller: caller, Created: now, Expires: now.Add(ttl)}
 	if err := c.kit.quotes.Save(c.ctx, q); err != nil {
 		return nil, err
 	}
@@ -517,16 +518,16 @@ func (c *Call) saveQuote(body any) (map[string]any, error) {
 
 // quoteNotSaved is the result of a quote tool whose quote was not stored.
 func (c *Call) quoteNotSaved(err error) *mcp.CallToolResult {
-	if errors.Is(err, ErrCallerQuotesFull) {
+	if errors.Is(err, quotestore.ErrCallerFull) {
 		c.logger().Warn("quote refused: the caller holds as many open quotes as one caller may", "tool", c.tool.Name)
 		return errorResult(c.say("quote_caller_full", nil))
 	}
-	if errors.Is(err, ErrQuoteStoreFull) {
+	if errors.Is(err, quotestore.ErrFull) {
 		c.logger().Warn("quote refused: the quote store is full", "tool", c.tool.Name, "error", c.redact(err.Error()))
 		return errorResult(c.say("quote_store_full", nil))
 	}
 	c.logger().Error("quote store failed", "tool", c.tool.Name, "error", c.redact(err.Error()))
-	if errors.Is(err, ErrQuoteStoreUnavailable) {
+	if errors.Is(err, quotestore.ErrUnavailable) {
 		return errorResult(c.say("quote_not_stored_unreachable", nil))
 	}
 	return errorResult(c.say("quote_not_stored", nil))

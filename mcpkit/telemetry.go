@@ -7,52 +7,24 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
+	"github.com/tailormcp/tailor/mcpkit/telemetry"
 )
-
-// Telemetry is where a server's traces and metrics go: OpenTelemetry
-// providers (Config.Telemetry). Run sets it from the standard OTEL_*
-// environment variables (TelemetryFromEnv); without them it is nil, and
-// a call costs one nil check more than without telemetry.
-//
-// What is recorded is derived from what the audit record holds, at one
-// place, when a call ends (telemetry.record): never an argument's value,
-// a filled path, a header, a body or an error's text; every string passes
-// the call's redactor.
-type Telemetry struct {
-	// TracerProvider receives a span per tools/call and a child span per
-	// backend request; nil: no traces.
-	TracerProvider trace.TracerProvider
-	// MeterProvider receives the metrics (see newTelemetry); nil: none.
-	MeterProvider metric.MeterProvider
-
-	// shutdown flushes and stops what TelemetryFromEnv started.
-	shutdown []func(context.Context) error
-}
-
-// Shutdown flushes what is buffered and stops the exporters that
-// TelemetryFromEnv started; providers set by hand are left alone.
-func (t *Telemetry) Shutdown(ctx context.Context) error {
-	if t == nil {
-		return nil
-	}
-	var errs []error
-	for _, f := range t.shutdown {
-		errs = append(errs, f(ctx))
-	}
-	return errors.Join(errs...)
-}
 
 // instrumentationName names mcpkit's tracer and meter.
 const instrumentationName = "github.com/tailormcp/tailor/mcpkit"
 
 // telemetry is a runtime's instruments.
-type telemetry struct {
+type instruments struct {
 	tracer trace.Tracer
 	// propagator is W3C trace context (traceparent, tracestate): read from
 	// a tools/call's _meta (else the MCP HTTP request's headers), written
@@ -69,8 +41,8 @@ type telemetry struct {
 	approvalsDeclined metric.Int64Counter
 }
 
-// newTelemetry makes the instruments; nil when t is.
-func newTelemetry(t *Telemetry) (*telemetry, error) {
+// newInstruments makes the instruments; nil when t is.
+func newInstruments(t *telemetry.Telemetry) (*instruments, error) {
 	if t == nil || (t.TracerProvider == nil && t.MeterProvider == nil) {
 		return nil, nil
 	}
@@ -78,7 +50,7 @@ func newTelemetry(t *Telemetry) (*telemetry, error) {
 	if tp == nil {
 		tp = trace.NewNoopTracerProvider()
 	}
-	tel := &telemetry{tracer: tp.Tracer(instrumentationName), propagator: propagation.TraceContext{}}
+	tel := &instruments{tracer: tp.Tracer(instrumentationName), propagator: propagation.TraceContext{}}
 	if mp == nil {
 		return tel, nil
 	}
@@ -146,7 +118,7 @@ func (m metaCarrier) Keys() []string {
 // (redacted): a child of the trace context the client put in _meta, else
 // of the MCP HTTP request's traceparent header (a gateway's), else a new
 // trace.
-func (tel *telemetry) startCall(ctx context.Context, req *mcp.CallToolRequest, name string) (context.Context, trace.Span) {
+func (tel *instruments) startCall(ctx context.Context, req *mcp.CallToolRequest, name string) (context.Context, trace.Span) {
 	var carrier propagation.TextMapCarrier
 	if req != nil && req.Params != nil && req.Params.Meta != nil {
 		if m := metaCarrier(req.Params.Meta); m.Get("traceparent") != "" {
@@ -167,7 +139,7 @@ func (tel *telemetry) startCall(ctx context.Context, req *mcp.CallToolRequest, n
 // finished call, from what its audit record holds. c is nil when the call
 // never started (a panic before its arguments were read); tool is the
 // tool's name, redacted.
-func (tel *telemetry) record(span trace.Span, c *Call, res *mcp.CallToolResult, tool string, elapsed time.Duration) {
+func (tel *instruments) record(span trace.Span, c *Call, res *mcp.CallToolResult, tool string, elapsed time.Duration) {
 	outcome, interrupted := "no result", ""
 	var a *audit
 	red := func(s string) string { return s }
@@ -254,7 +226,7 @@ func (tel *telemetry) record(span trace.Span, c *Call, res *mcp.CallToolResult, 
 // writes its trace context into the request's headers. The span names the
 // route template, never the filled path: the values the model filled in
 // may be sensitive.
-func (tel *telemetry) startRequest(c *Call, r *Request, req *http.Request, attempt int) (context.Context, trace.Span) {
+func (tel *instruments) startRequest(c *Call, r *Request, req *http.Request, attempt int) (context.Context, trace.Span) {
 	red := c.redactor().String
 	route := red(r.template)
 	attrs := []attribute.KeyValue{keyMethod.String(r.Method), keyRoute.String(route), keyServerAddress.String(req.URL.Hostname())}
@@ -295,4 +267,29 @@ func endRequest(span trace.Span, resp response) {
 		span.SetAttributes(keyStatus.Int(resp.status))
 	}
 	span.End()
+}
+
+// reportTelemetryErrors sends OpenTelemetry's errors (an exporter that
+// cannot reach its collector, every few seconds) and its own log to the
+// server's log on stderr, redacted, at most one line per 30 s. The SDK
+// would print them with the standard logger otherwise; the exporters never
+// write to stdout.
+func (k *Runtime) reportTelemetryErrors() {
+	limit := &loglimit.Limiter{Every: 30 * time.Second}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		if n, ok := limit.Allow(); ok {
+			k.log.Warn("telemetry not exported", "error", k.redact(err.Error()), "suppressed_since_last", n)
+		}
+	}))
+	otel.SetLogger(logr.FromSlogHandler(k.log.Handler()))
+}
+
+// flushTelemetry exports what is still buffered when the server exits,
+// within 5 s.
+func (k *Runtime) flushTelemetry() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := k.cfg.Telemetry.Shutdown(ctx); err != nil {
+		k.log.Warn("telemetry not exported at exit", "error", k.redact(err.Error()))
+	}
 }

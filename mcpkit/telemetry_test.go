@@ -19,6 +19,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tailormcp/tailor/mcpkit/telemetry"
 )
 
 const (
@@ -81,7 +83,7 @@ func newTelemetryKit(t *testing.T) *telemetryKit {
 			return telSecret
 		}
 		return ""
-	}, Now: func() time.Time { tk.mu.Lock(); defer tk.mu.Unlock(); return tk.now }, Telemetry: &Telemetry{TracerProvider: tp, MeterProvider: mp}}
+	}, Now: func() time.Time { tk.mu.Lock(); defer tk.mu.Unlock(); return tk.now }, Telemetry: &telemetry.Telemetry{TracerProvider: tp, MeterProvider: mp}}
 	s, _, err := NewServer(api, cfg, func(s *mcp.Server, k *Runtime) {
 		k.AddTool(s, &Tool{Name: "get_thing", ReadOnly: true, InputSchema: idSchema, Security: security}, read("/things/{id}"))
 		k.AddTool(s, &Tool{Name: "get_missing", ReadOnly: true, InputSchema: idSchema, Security: security}, read("/missing/{id}"))
@@ -346,7 +348,7 @@ func TestTelemetryMetrics(t *testing.T) {
 // gateway's) is the parent; _meta wins over it.
 func TestTelemetryTraceparentHeader(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
-	tel, err := newTelemetry(&Telemetry{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))})
+	tel, err := newInstruments(&telemetry.Telemetry{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))})
 	if err != nil {
 		t.Fatal(err)
 	}

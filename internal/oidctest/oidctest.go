@@ -219,3 +219,9 @@ func HS256WithPublicKey(t testing.TB, key *Key, claims Claims) string {
 	opts := (&jose.SignerOptions{}).WithHeader("kid", key.ID)
 	return signed(t, jose.SigningKey{Algorithm: jose.HS256, Key: pub}, opts, claims)
 }
+
+// HS256 signs claims with HMAC-SHA256 under secret: the development
+// tokens a server with a shared token secret verifies.
+func HS256(t testing.TB, secret []byte, claims Claims) string {
+	return signed(t, jose.SigningKey{Algorithm: jose.HS256, Key: secret}, (&jose.SignerOptions{}).WithType("JWT"), claims)
+}

@@ -1,4 +1,9 @@
-package mcpkit
+// Package bearer verifies the bearer tokens of HTTP requests and answers
+// for them at the MCP endpoint: an OAuth 2.1 resource server over an
+// issuer's JWKS (oauth.go, jwks.go), HS256 development tokens (token.go),
+// typed claims (claims.go), and the gate with its challenges and
+// Protected Resource Metadata (bearer.go). go-jose does the JOSE work.
+package bearer
 
 import (
 	"context"
@@ -14,6 +19,8 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 )
 
 // OAuth makes the server an OAuth 2.1 resource server, as the MCP
@@ -54,8 +61,11 @@ var acceptedAlgorithms = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.
 
 const maxClockSkew = 5 * time.Minute
 
+// timeFormat writes the times of refusals.
+const timeFormat = time.RFC3339
+
 // check reports what is wrong with the configuration, naming the settings.
-func (o *OAuth) check(prefix string) error {
+func (o *OAuth) Check(prefix string) error {
 	var problems []string
 	if err := checkIssuerURL(o.Issuer); err != nil {
 		problems = append(problems, fmt.Sprintf("the issuer %q (--oauth-issuer, %s_OAUTH_ISSUER): %v", o.Issuer, prefix, err))
@@ -102,18 +112,18 @@ func checkIssuerURL(raw string) error {
 	return errors.New("must use https")
 }
 
-// oauthVerifier verifies the issuer's tokens.
-type oauthVerifier struct {
+// Verifier verifies the issuer's tokens.
+type Verifier struct {
 	cfg  OAuth
 	keys *jwksCache
 	now  func() time.Time
 	log  *slog.Logger
 	// limits rate-limits the log line of each kind of refusal.
-	limits logLimiters
+	limits loglimit.Keyed
 }
 
-// newOAuthVerifier builds the verifier of a checked configuration.
-func newOAuthVerifier(o OAuth, log *slog.Logger, now func() time.Time) *oauthVerifier {
+// NewVerifier builds the verifier of a checked configuration.
+func NewVerifier(o OAuth, log *slog.Logger, now func() time.Time) *Verifier {
 	if o.ClockSkew == 0 {
 		o.ClockSkew = 30 * time.Second
 	}
@@ -130,7 +140,7 @@ func newOAuthVerifier(o OAuth, log *slog.Logger, now func() time.Time) *oauthVer
 	if o.KeysMinInterval <= 0 {
 		o.KeysMinInterval = 5 * time.Second
 	}
-	v := &oauthVerifier{cfg: o, now: now, log: log, limits: logLimiters{every: time.Second}}
+	v := &Verifier{cfg: o, now: now, log: log, limits: loglimit.Keyed{Every: time.Second}}
 	v.keys = &jwksCache{issuer: o.Issuer, url: o.JWKSURL, client: &client, maxAge: o.KeysMaxAge, minInterval: o.KeysMinInterval, now: now,
 		onFetch: func(url string, n int, err error) {
 			if err != nil {
@@ -154,7 +164,7 @@ func refuse(kind, format string, args ...any) error {
 }
 
 // Verify is an auth.TokenVerifier.
-func (v *oauthVerifier) Verify(ctx context.Context, token string, req *http.Request) (*auth.TokenInfo, error) {
+func (v *Verifier) Verify(ctx context.Context, token string, req *http.Request) (*auth.TokenInfo, error) {
 	info, err := v.verify(ctx, token)
 	if err != nil {
 		var r *tokenRefused
@@ -168,7 +178,7 @@ func (v *oauthVerifier) Verify(ctx context.Context, token string, req *http.Requ
 	return info, err
 }
 
-func (v *oauthVerifier) verify(ctx context.Context, token string) (*auth.TokenInfo, error) {
+func (v *Verifier) verify(ctx context.Context, token string) (*auth.TokenInfo, error) {
 	tok, err := jwt.ParseSigned(token, acceptedAlgorithms)
 	if err != nil {
 		return nil, refuse("malformed", "the token is not a JWT signed with an accepted algorithm (%s): %v", algNames(), err)
@@ -187,17 +197,24 @@ func (v *oauthVerifier) verify(ctx context.Context, token string) (*auth.TokenIn
 		}
 		return nil, refuse("unknown_key", "the issuer publishes no signing key")
 	}
-	var std jwt.Claims
-	extra := map[string]any{}
+	var (
+		std   jwt.Claims
+		extra map[string]any
+	)
 	verified := false
 	for _, k := range keys {
 		if k.Algorithm != "" && k.Algorithm != h.Algorithm {
 			continue
 		}
-		if tok.Claims(k.Key, &std, &extra) == nil {
-			verified = true
-			break
+		std, extra, err = verifiedClaims(tok, k.Key)
+		if errors.Is(err, errBadSignature) {
+			continue
 		}
+		if err != nil {
+			return nil, err
+		}
+		verified = true
+		break
 	}
 	if !verified {
 		return nil, refuse("signature", "the token's %s signature does not verify with the issuer's key %q", h.Algorithm, h.KeyID)
@@ -211,14 +228,8 @@ func (v *oauthVerifier) verify(ctx context.Context, token string) (*auth.TokenIn
 		return nil, refuse("issuer", "the token was issued by %q, not by %q", std.Issuer, v.cfg.Issuer)
 	case errors.Is(err, jwt.ErrInvalidAudience):
 		return nil, refuse("audience", "the token is for %q, not for this server (%q)", []string(std.Audience), v.cfg.Audience)
-	case errors.Is(err, jwt.ErrExpired):
-		return nil, refuse("expiry", "the token expired at %s", std.Expiry.Time().UTC().Format(time.RFC3339))
-	case errors.Is(err, jwt.ErrNotValidYet):
-		return nil, refuse("not_yet_valid", "the token is not valid before %s", std.NotBefore.Time().UTC().Format(time.RFC3339))
-	case errors.Is(err, jwt.ErrIssuedInTheFuture):
-		return nil, refuse("not_yet_valid", "the token was issued in the future (%s)", std.IssuedAt.Time().UTC().Format(time.RFC3339))
 	case err != nil:
-		return nil, refuse("claims", "the token's claims are not valid: %v", err)
+		return nil, timeRefusal(err, &std)
 	}
 	scopes, err := tokenScopes(extra)
 	if err != nil {
@@ -270,18 +281,27 @@ func algNames() string {
 // logLimited logs a line of kind at most once a second, saying how many
 // were held back since the last one: refused tokens are logged, and a
 // flood of them is not a flood of lines.
-func (v *oauthVerifier) logLimited(kind string, level slog.Level, msg string, args ...any) {
-	held, ok := v.limits.allow(kind)
+func (v *Verifier) logLimited(kind string, level slog.Level, msg string, args ...any) {
+	held, ok := v.limits.Allow(kind)
 	if !ok {
 		return
 	}
-	v.log.Log(context.Background(), level, msg, withHeld(args, held)...)
+	v.log.Log(context.Background(), level, msg, loglimit.WithHeld(args, held)...)
 }
 
 // ready is the readiness check: the keys can be had.
-func (v *oauthVerifier) ready(ctx context.Context) error {
+func (v *Verifier) Ready(ctx context.Context) error {
 	if _, err := v.keys.candidates(ctx, ""); err != nil {
 		return errors.New("identity provider keys unavailable")
 	}
 	return nil
+}
+
+// Config is the verifier's configuration, defaults filled in.
+func (v *Verifier) Config() *OAuth { return &v.cfg }
+
+// Prefetch fetches the issuer's keys ahead of the first token (a server
+// starting), so that the first request does not wait for them.
+func (v *Verifier) Prefetch(ctx context.Context) {
+	_, _ = v.keys.candidates(ctx, "")
 }

@@ -1,4 +1,7 @@
-package mcpkit
+// Package redisconn opens the Redis connections a server shares between
+// its quote store and its audit stream: URL checks that never show the
+// password, timeouts, and a rate-limited client log.
+package redisconn
 
 import (
 	"context"
@@ -10,45 +13,47 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/tailormcp/tailor/mcpkit/internal/loglimit"
 )
 
-// redisTarget is a Redis the server uses (the quote store, the audit
+// Target is a Redis the server uses (the quote store, the audit
 // stream), opened from a redis:// or rediss:// (TLS) URL.
-type redisTarget struct {
-	client *redis.Client
-	// shown is the URL with its password replaced, for logs and messages.
-	shown string
-	// secrets are the URL's password, in the forms the redactor needs.
-	secrets []string
+type Target struct {
+	Client *redis.Client
+	// Shown is the URL with its password replaced, for logs and messages.
+	Shown string
+	// Secrets are the URL's password, in the forms the redactor needs.
+	Secrets []string
 }
 
-// openRedis checks a Redis URL and makes its client; nothing is sent to
+// Open checks a Redis URL and makes its client; nothing is sent to
 // Redis yet. Every command is bounded by timeout (dialing, reading,
 // writing, waiting for a pooled connection) and never retried: a script
 // whose answer was lost may have run, so the caller must see the failure.
 // The URL's password never appears in an error.
-func openRedis(setting, raw string, timeout time.Duration) (*redisTarget, error) {
+func Open(setting, raw string, timeout time.Duration) (*Target, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a URL (give redis://[user:password@]host:port/db, or rediss:// for TLS)", setting)
 	}
-	t := &redisTarget{shown: u.Redacted()}
+	t := &Target{Shown: u.Redacted()}
 	if u.Scheme != "redis" && u.Scheme != "rediss" {
-		return nil, fmt.Errorf("%s %s: the scheme must be redis:// or rediss:// (TLS)", setting, t.shown)
+		return nil, fmt.Errorf("%s %s: the scheme must be redis:// or rediss:// (TLS)", setting, t.Shown)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("%s %s: no host (give redis://host:port/db)", setting, t.shown)
+		return nil, fmt.Errorf("%s %s: no host (give redis://host:port/db)", setting, t.Shown)
 	}
 	if p, ok := u.User.Password(); ok && p != "" {
-		t.secrets = append(t.secrets, p)
+		t.Secrets = append(t.Secrets, p)
 	}
 	opts, err := redis.ParseURL(raw)
 	if err != nil {
 		msg := err.Error()
-		for _, s := range t.secrets {
+		for _, s := range t.Secrets {
 			msg = strings.ReplaceAll(msg, s, "xxxxx")
 		}
-		return nil, fmt.Errorf("%s %s: %s", setting, t.shown, msg)
+		return nil, fmt.Errorf("%s %s: %s", setting, t.Shown, msg)
 	}
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = timeout, timeout, timeout, timeout
 	opts.ContextTimeoutEnabled = true
@@ -60,25 +65,25 @@ func openRedis(setting, raw string, timeout time.Duration) (*redisTarget, error)
 	// versions answer them with errors, and neither is needed here.
 	opts.DisableIdentity = true
 	opts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	t.client = redis.NewClient(opts)
+	t.Client = redis.NewClient(opts)
 	return t, nil
 }
 
-// ping checks that Redis answers within the client's timeout.
-func (t *redisTarget) ping(ctx context.Context) error {
-	return t.client.Ping(ctx).Err()
+// Ping checks that Redis answers within the client's timeout.
+func (t *Target) Ping(ctx context.Context) error {
+	return t.Client.Ping(ctx).Err()
 }
 
-// redisLog routes go-redis's own log lines (pool and connection trouble)
+// Log routes go-redis's own log lines (pool and connection trouble)
 // into the server's structured, redacting log, at most one every few
 // seconds: with Redis down, every call would add one.
-type redisLog struct {
-	log   *slog.Logger
-	limit *logLimiter
+type Log struct {
+	Log   *slog.Logger
+	Limit *loglimit.Limiter
 }
 
-func (l redisLog) Printf(_ context.Context, format string, v ...any) {
-	if n, ok := l.limit.allow(); ok {
-		l.log.Warn("redis client", "error", strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: "), "suppressed_since_last", n)
+func (l Log) Printf(_ context.Context, format string, v ...any) {
+	if n, ok := l.Limit.Allow(); ok {
+		l.Log.Warn("redis client", "error", strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: "), "suppressed_since_last", n)
 	}
 }

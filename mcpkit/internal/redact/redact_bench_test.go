@@ -1,4 +1,4 @@
-package mcpkit
+package redact
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 )
 
 func BenchmarkRedact64K(b *testing.B) {
-	r := newRedactor([]string{"hk_live_4eC39HqLyjWDarjtT1zdp7dc", "pw:Secret/42"}, []string{"svc:pw:Secret/42"})
+	r := New([]string{"hk_live_4eC39HqLyjWDarjtT1zdp7dc", "pw:Secret/42"}, []string{"svc:pw:Secret/42"})
 	text := strings.Repeat(`{"id":"ord_123","name":"a somewhat long name","price":1234.5},`, 1000)
 	b.SetBytes(int64(len(text)))
 	for i := 0; i < b.N; i++ {
@@ -16,7 +16,7 @@ func BenchmarkRedact64K(b *testing.B) {
 
 func BenchmarkCallRedactor(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		newRedactor([]string{"hk_live_4eC39HqLyjWDarjtT1zdp7dc", "pw:Secret/42", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1MSIsImV4cCI6MTc2NDUyODAwMH0.abcdefghijklmnopqrstuvwxyz012345678"}, []string{"svc:pw:Secret/42"})
+		New([]string{"hk_live_4eC39HqLyjWDarjtT1zdp7dc", "pw:Secret/42", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1MSIsImV4cCI6MTc2NDUyODAwMH0.abcdefghijklmnopqrstuvwxyz012345678"}, []string{"svc:pw:Secret/42"})
 	}
 }
 
@@ -24,7 +24,7 @@ func BenchmarkCallRedactor(b *testing.B) {
 // escapes slashes, as PHP's json_encode does, and percent-encoded URLs),
 // where the matcher runs over the whole text.
 func BenchmarkRedactEscaped64K(b *testing.B) {
-	r := newRedactor([]string{"hk_live_4eC39HqLyjWDarjtT1zdp7dc", "pw:Secret/42"}, []string{"svc:pw:Secret/42"})
+	r := New([]string{"hk_live_4eC39HqLyjWDarjtT1zdp7dc", "pw:Secret/42"}, []string{"svc:pw:Secret/42"})
 	text := strings.Repeat(`{"url":"https:\/\/api.example.com\/v1\/x?q=a%20b","phone":"+1 555","note":"say \"hi\""},`, 700)
 	b.SetBytes(int64(len(text)))
 	for i := 0; i < b.N; i++ {
@@ -36,7 +36,7 @@ func BenchmarkRedactEscaped64K(b *testing.B) {
 // backslashes over text made of them: every place has four ways to read
 // a backslash, and the failures it remembers keep that linear.
 func BenchmarkRedactBackslashes(b *testing.B) {
-	r := newRedactor([]string{`\\\\\\\\\\\\x`}, nil)
+	r := New([]string{`\\\\\\\\\\\\x`}, nil)
 	text := strings.Repeat(`\`, 16<<10)
 	b.SetBytes(int64(len(text)))
 	for i := 0; i < b.N; i++ {

@@ -1,6 +1,6 @@
 //go:build !tailor_nootel
 
-package mcpkit
+package telemetry
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func TestTelemetryFromEnv(t *testing.T) {
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, err: "OTEL_EXPORTER_OTLP_PROTOCOL=grpc: this server speaks OTLP over HTTP with protobuf only"},
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf", "OTEL_METRICS_EXPORTER": "none"}, traces: true},
 	} {
-		tel, err := telemetryFromEnv(func(name string) string { return c.env[name] }, "svc", "1")
+		tel, err := fromEnv(func(name string) string { return c.env[name] }, "svc", "1")
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%v: error %v, want %q", c.env, err, c.err)

@@ -1,4 +1,4 @@
-package mcpkit
+package redact
 
 import (
 	"strings"
@@ -26,7 +26,7 @@ const maxEncodedRune = 12
 
 // replaceEncoded writes s to b with every encoded form of r's secrets
 // replaced.
-func (r *redactor) replaceEncoded(b *strings.Builder, s string) {
+func (r *Redactor) replaceEncoded(b *strings.Builder, s string) {
 	var inline [8]formMatch
 	ms := inline[:0]
 	if len(r.forms) > len(inline) {
@@ -40,7 +40,7 @@ func (r *redactor) replaceEncoded(b *strings.Builder, s string) {
 		if r.starts[s[i]] {
 			if end := matchAt(ms, i); end > i {
 				b.WriteString(s[done:i])
-				b.WriteString(redacted)
+				b.WriteString(Redacted)
 				done, i = end, end
 				continue
 			}

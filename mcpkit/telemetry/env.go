@@ -1,17 +1,12 @@
-package mcpkit
+package telemetry
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
-	"time"
-
-	"github.com/go-logr/logr"
-	"go.opentelemetry.io/otel"
 )
 
-// TelemetryFromEnv sets up OTLP export (http/protobuf) as the standard
+// FromEnv sets up OTLP export (http/protobuf) as the standard
 // OTEL_* environment variables say, and returns nil when they ask for
 // nothing: with OTEL_SDK_DISABLED=true, or when neither an OTLP endpoint
 // (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_{TRACES,METRICS}_ENDPOINT)
@@ -26,20 +21,20 @@ import (
 //
 // Nothing is sent until a call is made; exporters' errors reach the
 // server's log (stderr), at most one line per 30 s (Config.Telemetry).
-func TelemetryFromEnv(service, version string) (*Telemetry, error) {
-	return telemetryFromEnv(os.Getenv, service, version)
+func FromEnv(service, version string) (*Telemetry, error) {
+	return fromEnv(os.Getenv, service, version)
 }
 
-func telemetryFromEnv(getenv func(string) string, service, version string) (*Telemetry, error) {
-	traces, metrics, err := telemetryWanted(getenv)
+func fromEnv(getenv func(string) string, service, version string) (*Telemetry, error) {
+	traces, metrics, err := wanted(getenv)
 	if err != nil || !traces && !metrics {
 		return nil, err
 	}
 	return startOTLP(traces, metrics, service, version)
 }
 
-// telemetryWanted reads which signals the environment asks to export.
-func telemetryWanted(getenv func(string) string) (traces, metrics bool, err error) {
+// wanted reads which signals the environment asks to export.
+func wanted(getenv func(string) string) (traces, metrics bool, err error) {
 	if disabled := strings.TrimSpace(getenv("OTEL_SDK_DISABLED")); strings.EqualFold(disabled, "true") {
 		return false, false, nil
 	}
@@ -86,29 +81,4 @@ func exporterWanted(getenv func(string) string, signal string) (bool, error) {
 		}
 	}
 	return true, nil
-}
-
-// reportTelemetryErrors sends OpenTelemetry's errors (an exporter that
-// cannot reach its collector, every few seconds) and its own log to the
-// server's log on stderr, redacted, at most one line per 30 s. The SDK
-// would print them with the standard logger otherwise; the exporters never
-// write to stdout.
-func (k *Runtime) reportTelemetryErrors() {
-	limit := &logLimiter{every: 30 * time.Second}
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
-		if n, ok := limit.allow(); ok {
-			k.log.Warn("telemetry not exported", "error", k.redact(err.Error()), "suppressed_since_last", n)
-		}
-	}))
-	otel.SetLogger(logr.FromSlogHandler(k.log.Handler()))
-}
-
-// flushTelemetry exports what is still buffered when the server exits,
-// within 5 s.
-func (k *Runtime) flushTelemetry() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := k.cfg.Telemetry.Shutdown(ctx); err != nil {
-		k.log.Warn("telemetry not exported at exit", "error", k.redact(err.Error()))
-	}
 }

@@ -1,6 +1,6 @@
 //go:build !tailor_nootel
 
-package mcpkit
+package telemetry
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 // startOTLP starts the OpenTelemetry SDK with OTLP/HTTP exporters for the
 // signals asked for; they read the rest of the OTEL_* environment. A build
-// with -tags tailor_nootel leaves the SDK and exporters out (telemetry_nootel.go).
+// with -tags tailor_nootel leaves the SDK and exporters out (nootel.go).
 func startOTLP(traces, metrics bool, service, version string) (*Telemetry, error) {
 	ctx := context.Background()
 	attrs := []attribute.KeyValue{attribute.String("service.name", service)}

@@ -1,7 +1,8 @@
-package mcpkit
+package quotestore
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,35 +15,36 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tailormcp/tailor/internal/redistest"
+	"github.com/tailormcp/tailor/mcpkit/internal/redisconn"
 )
 
-// storeKind is a QuoteStore implementation under the one contract below:
+// storeKind is a Store implementation under the one contract below:
 // every test of it runs on the memory store and on the Redis store (a
 // real redis-server, see internal/redistest).
 type storeKind struct {
 	name string
 	// open returns an empty store holding at most max quotes.
-	open func(t *testing.T, max int) QuoteStore
+	open func(t *testing.T, max int) Store
 	// count is how many quotes the store holds.
-	count func(t *testing.T, s QuoteStore) int
+	count func(t *testing.T, s Store) int
 }
 
 var storeKinds = []storeKind{
 	{name: "memory",
-		open: func(t *testing.T, max int) QuoteStore {
-			s := NewMemoryQuoteStore()
+		open: func(t *testing.T, max int) Store {
+			s := NewMemory()
 			s.MaxQuotes = max
 			return s
 		},
-		count: func(t *testing.T, s QuoteStore) int { return s.(*MemoryQuoteStore).Len() }},
+		count: func(t *testing.T, s Store) int { return s.(*Memory).Len() }},
 	{name: "redis",
-		open: func(t *testing.T, max int) QuoteStore {
-			s := NewRedisQuoteStore(testRedis(t), "test:"+strings.ToLower(randomToken(5)))
+		open: func(t *testing.T, max int) Store {
+			s := NewRedis(testRedis(t), "test:"+strings.ToLower(rand.Text()[:8]))
 			s.MaxQuotes = max
 			return s
 		},
-		count: func(t *testing.T, s QuoteStore) int {
-			n, err := s.(*RedisQuoteStore).Len(context.Background())
+		count: func(t *testing.T, s Store) int {
+			n, err := s.(*Redis).Len(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,15 +63,15 @@ func eachStore(t *testing.T, test func(t *testing.T, k storeKind)) {
 func testRedis(t *testing.T) *redis.Client {
 	t.Helper()
 	srv := redistest.Start(t, false)
-	target, err := openRedis("test", srv.URL(), 2*time.Second)
+	target, err := redisconn.Open("test", srv.URL(), 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { target.client.Close() })
-	return target.client
+	t.Cleanup(func() { target.Client.Close() })
+	return target.Client
 }
 
-func saveQuote(t *testing.T, s QuoteStore, id string, now time.Time, ttl time.Duration) {
+func saveQuote(t *testing.T, s Store, id string, now time.Time, ttl time.Duration) {
 	t.Helper()
 	if err := s.Save(context.Background(), &Quote{ID: id, Created: now, Expires: now.Add(ttl)}); err != nil {
 		t.Fatal(err)
@@ -97,7 +99,7 @@ func testReserveIsExactlyOnce(t *testing.T, k storeKind) {
 			case err == nil:
 				wins.Add(1)
 				winner.Store(token)
-			case !errors.Is(err, ErrQuoteReserved):
+			case !errors.Is(err, ErrReserved):
 				t.Errorf("reserve: %v", err)
 			}
 		}()
@@ -106,19 +108,19 @@ func testReserveIsExactlyOnce(t *testing.T, k storeKind) {
 	if wins.Load() != 1 {
 		t.Fatalf("%d callers reserved the quote, want exactly 1", wins.Load())
 	}
-	if err := s.Consume(ctx, "q_1", "t-other", now); !errors.Is(err, ErrQuoteNotReserved) {
+	if err := s.Consume(ctx, "q_1", "t-other", now); !errors.Is(err, ErrNotReserved) {
 		t.Fatalf("a non-holder consumed: %v", err)
 	}
 	if err := s.Consume(ctx, "q_1", winner.Load().(string), now); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Consume(ctx, "q_1", winner.Load().(string), now); !errors.Is(err, ErrQuoteUsed) {
+	if err := s.Consume(ctx, "q_1", winner.Load().(string), now); !errors.Is(err, ErrUsed) {
 		t.Fatalf("consumed twice: %v", err)
 	}
-	if err := s.Reserve(ctx, "q_1", Reservation{To: "x", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrQuoteUsed) {
+	if err := s.Reserve(ctx, "q_1", Reservation{To: "x", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrUsed) {
 		t.Fatalf("a used quote was reserved: %v", err)
 	}
-	if err := s.Reserve(ctx, "q_missing", Reservation{To: "x", Now: now}); !errors.Is(err, ErrQuoteNotFound) {
+	if err := s.Reserve(ctx, "q_missing", Reservation{To: "x", Now: now}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown quote: %v", err)
 	}
 }
@@ -141,10 +143,10 @@ func testReserveSwapReleaseAndLapse(t *testing.T, k storeKind) {
 	}
 	must(s.Reserve(ctx, "q_1", Reservation{To: "nonce", Until: now.Add(time.Minute), Now: now}))
 	must(s.Reserve(ctx, "q_1", Reservation{From: "nonce", To: "run", Until: now.Add(time.Minute), Now: now}))
-	if err := s.Reserve(ctx, "q_1", Reservation{From: "nonce", To: "replay", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrQuoteNotReserved) {
+	if err := s.Reserve(ctx, "q_1", Reservation{From: "nonce", To: "replay", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrNotReserved) {
 		t.Fatalf("replayed nonce: %v", err)
 	}
-	if err := s.Release(ctx, "q_1", "nonce", nil); !errors.Is(err, ErrQuoteNotReserved) {
+	if err := s.Release(ctx, "q_1", "nonce", nil); !errors.Is(err, ErrNotReserved) {
 		t.Fatalf("released by a stale token: %v", err)
 	}
 	p := &Progress{Calls: []CallOutcome{{Step: "a", Outcome: OutcomeUnknown, IdempotencyKey: "k"}}}
@@ -156,7 +158,7 @@ func testReserveSwapReleaseAndLapse(t *testing.T, k storeKind) {
 	}
 	// A reservation nobody settles lapses; the quote is free again after it.
 	must(s.Reserve(ctx, "q_1", Reservation{To: "stuck", Until: now.Add(time.Minute), Now: now}))
-	if err := s.Reserve(ctx, "q_1", Reservation{To: "next", Until: now.Add(time.Hour), Now: now.Add(30 * time.Second)}); !errors.Is(err, ErrQuoteReserved) {
+	if err := s.Reserve(ctx, "q_1", Reservation{To: "next", Until: now.Add(time.Hour), Now: now.Add(30 * time.Second)}); !errors.Is(err, ErrReserved) {
 		t.Fatalf("reserved quote taken: %v", err)
 	}
 	must(s.Reserve(ctx, "q_1", Reservation{To: "next", Until: now.Add(time.Hour), Now: now.Add(2 * time.Minute)}))
@@ -173,7 +175,7 @@ func testQuoteStoreBounded(t *testing.T, k storeKind) {
 	for i := 0; i < 100; i++ {
 		saveQuote(t, s, fmt.Sprint("q_", i), now, time.Minute)
 	}
-	if err := s.Save(ctx, &Quote{ID: "q_over", Created: now, Expires: now.Add(time.Minute)}); !errors.Is(err, ErrQuoteStoreFull) {
+	if err := s.Save(ctx, &Quote{ID: "q_over", Created: now, Expires: now.Add(time.Minute)}); !errors.Is(err, ErrFull) {
 		t.Fatalf("over the cap: %v", err)
 	}
 	if n := k.count(t, s); n != 100 {
@@ -193,7 +195,7 @@ func testQuoteStoreBounded(t *testing.T, k storeKind) {
 // TestQuoteStoreExpiry: quotes leave the store Keep after they expire,
 // whatever the mix of lifetimes, without a walk of the store.
 func TestQuoteStoreExpiry(t *testing.T) {
-	s := NewMemoryQuoteStore()
+	s := NewMemory()
 	s.Keep = time.Minute
 	s.MaxQuotes = 1 << 30
 	start := time.Now()
@@ -213,7 +215,7 @@ func TestQuoteStoreExpiry(t *testing.T) {
 	if got, max := s.Len(), 17*perMinute; got > max {
 		t.Fatalf("%d quotes kept, want at most %d", got, max)
 	}
-	if _, err := s.Load(context.Background(), "q_0"); !errors.Is(err, ErrQuoteNotFound) {
+	if _, err := s.Load(context.Background(), "q_0"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("the first quote is still kept: %v", err)
 	}
 	// A walk of the store per save would take minutes here.
@@ -260,13 +262,13 @@ func testQuoteStoreCheckpoint(t *testing.T, k storeKind) {
 	now := time.Now()
 	saveQuote(t, s, "q_c", now, time.Hour)
 	p := &Progress{Approved: now.Truncate(time.Millisecond), Calls: []CallOutcome{{Step: "cancel", Item: 1, Outcome: OutcomeUnknown, IdempotencyKey: "q_c-1"}}}
-	if err := s.Checkpoint(ctx, "q_c", "run", p); !errors.Is(err, ErrQuoteNotReserved) {
+	if err := s.Checkpoint(ctx, "q_c", "run", p); !errors.Is(err, ErrNotReserved) {
 		t.Fatalf("checkpoint without the reservation: %v", err)
 	}
 	if err := s.Reserve(ctx, "q_c", Reservation{To: "run", Until: now.Add(time.Minute), Now: now}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Checkpoint(ctx, "q_c", "other", p); !errors.Is(err, ErrQuoteNotReserved) {
+	if err := s.Checkpoint(ctx, "q_c", "other", p); !errors.Is(err, ErrNotReserved) {
 		t.Fatalf("checkpoint by another token: %v", err)
 	}
 	if err := s.Checkpoint(ctx, "q_c", "run", p); err != nil {
@@ -280,7 +282,7 @@ func testQuoteStoreCheckpoint(t *testing.T, k storeKind) {
 		t.Fatalf("after checkpoint: %+v %+v", q, q.Progress)
 	}
 	// Concurrent confirms still find it reserved.
-	if err := s.Reserve(ctx, "q_c", Reservation{To: "x", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrQuoteReserved) {
+	if err := s.Reserve(ctx, "q_c", Reservation{To: "x", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrReserved) {
 		t.Fatalf("reserve during the run: %v", err)
 	}
 	if err := s.Release(ctx, "q_c", "run", nil); err != nil {
@@ -295,10 +297,10 @@ func testQuoteStoreCheckpoint(t *testing.T, k storeKind) {
 	if err := s.Consume(ctx, "q_c", "run2", now); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Checkpoint(ctx, "q_c", "run2", p); !errors.Is(err, ErrQuoteUsed) {
+	if err := s.Checkpoint(ctx, "q_c", "run2", p); !errors.Is(err, ErrUsed) {
 		t.Fatalf("checkpoint of a used quote: %v", err)
 	}
-	if err := s.Checkpoint(ctx, "q_gone", "run2", p); !errors.Is(err, ErrQuoteNotFound) {
+	if err := s.Checkpoint(ctx, "q_gone", "run2", p); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("checkpoint of an unknown quote: %v", err)
 	}
 	if q, _ = s.Load(ctx, "q_c"); !q.Used || q.UsedAt.IsZero() {
@@ -314,9 +316,9 @@ func testQuoteStorePerCaller(t *testing.T, k storeKind) {
 	ctx := context.Background()
 	s := k.open(t, 100)
 	switch s := s.(type) {
-	case *MemoryQuoteStore:
+	case *Memory:
 		s.MaxPerCaller = 3
-	case *RedisQuoteStore:
+	case *Redis:
 		s.MaxPerCaller = 3
 	}
 	now := time.Now()
@@ -328,10 +330,10 @@ func testQuoteStorePerCaller(t *testing.T, k storeKind) {
 			t.Fatal(err)
 		}
 	}
-	if err := save("q_a3", "a", now); !errors.Is(err, ErrCallerQuotesFull) {
-		t.Fatalf("a's fourth open quote: %v, want ErrCallerQuotesFull", err)
+	if err := save("q_a3", "a", now); !errors.Is(err, ErrCallerFull) {
+		t.Fatalf("a's fourth open quote: %v, want ErrCallerFull", err)
 	}
-	if _, err := s.Load(ctx, "q_a3"); !errors.Is(err, ErrQuoteNotFound) {
+	if _, err := s.Load(ctx, "q_a3"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("a refused quote was stored: %v", err)
 	}
 	if err := save("q_b0", "b", now); err != nil {
@@ -350,7 +352,7 @@ func testQuoteStorePerCaller(t *testing.T, k storeKind) {
 	if err := save("q_a4", "a", now); err != nil {
 		t.Fatalf("after one was used: %v", err)
 	}
-	if err := save("q_a5", "a", now); !errors.Is(err, ErrCallerQuotesFull) {
+	if err := save("q_a5", "a", now); !errors.Is(err, ErrCallerFull) {
 		t.Fatalf("at the bound again: %v", err)
 	}
 	// Expired quotes are not open either.
@@ -360,7 +362,7 @@ func testQuoteStorePerCaller(t *testing.T, k storeKind) {
 			t.Fatalf("after a's quotes expired: %v", err)
 		}
 	}
-	if err := save("q_later3", "a", later); !errors.Is(err, ErrCallerQuotesFull) {
+	if err := save("q_later3", "a", later); !errors.Is(err, ErrCallerFull) {
 		t.Fatalf("at the bound after expiry: %v", err)
 	}
 }
@@ -378,9 +380,9 @@ func testQuoteStoreUsedQuotes(t *testing.T, k storeKind) {
 	usedLen := func() int {
 		t.Helper()
 		switch s := s.(type) {
-		case *MemoryQuoteStore:
+		case *Memory:
 			return s.UsedLen()
-		case *RedisQuoteStore:
+		case *Redis:
 			n, err := s.UsedLen(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -390,9 +392,9 @@ func testQuoteStoreUsedQuotes(t *testing.T, k storeKind) {
 		panic("unknown store")
 	}
 	switch s := s.(type) {
-	case *MemoryQuoteStore:
+	case *Memory:
 		s.MaxUsed = 4
-	case *RedisQuoteStore:
+	case *Redis:
 		s.MaxUsed = 4
 	}
 	now := time.Now().Truncate(time.Millisecond)
@@ -438,18 +440,18 @@ func testQuoteStoreUsedQuotes(t *testing.T, k storeKind) {
 		if q.Args != nil || q.Body != nil || q.Progress != nil {
 			t.Fatalf("%s keeps its values after use: %+v", id, q)
 		}
-		if err := s.Reserve(ctx, id, Reservation{To: "replay", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrQuoteUsed) {
-			t.Fatalf("replay of %s: %v, want ErrQuoteUsed", id, err)
+		if err := s.Reserve(ctx, id, Reservation{To: "replay", Until: now.Add(time.Minute), Now: now}); !errors.Is(err, ErrUsed) {
+			t.Fatalf("replay of %s: %v, want ErrUsed", id, err)
 		}
 	}
-	if _, err := s.Load(ctx, "q_0_0"); !errors.Is(err, ErrQuoteNotFound) {
+	if _, err := s.Load(ctx, "q_0_0"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("the used quote closest to its end is still kept: %v", err)
 	}
 	// Quotes not used are still bounded, used ones aside.
 	for i := range 3 {
 		saveQuote(t, s, fmt.Sprint("q_open", i), now, time.Hour)
 	}
-	if err := s.Save(ctx, &Quote{ID: "q_over", Created: now, Expires: now.Add(time.Hour)}); !errors.Is(err, ErrQuoteStoreFull) {
+	if err := s.Save(ctx, &Quote{ID: "q_over", Created: now, Expires: now.Add(time.Hour)}); !errors.Is(err, ErrFull) {
 		t.Fatalf("over the cap of quotes not used: %v", err)
 	}
 	// Used quotes past their keep time leave the count.

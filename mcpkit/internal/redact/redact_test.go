@@ -1,7 +1,6 @@
-package mcpkit
+package redact
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -19,7 +18,7 @@ import (
 func TestRedactorForms(t *testing.T) {
 	const key = `k3y+/with "odd" chars=é`
 	const user, pass = "svc-user", "pa ss:wörd"
-	r := newRedactor([]string{key, pass}, []string{user + ":" + pass})
+	r := New([]string{key, pass}, []string{user + ":" + pass})
 	jsonEsc := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
 	asciiEsc := func(s string) string { // every character as \uXXXX
 		out := ""
@@ -46,7 +45,7 @@ func TestRedactorForms(t *testing.T) {
 	}
 	for name, form := range forms {
 		got := r.String("before " + form + " after")
-		if !strings.Contains(got, redacted) || strings.Contains(got, form) {
+		if !strings.Contains(got, Redacted) || strings.Contains(got, form) {
 			t.Errorf("%s: %q → %q", name, form, got)
 		}
 		if !strings.HasPrefix(got, "before ") || !strings.HasSuffix(got, " after") {
@@ -65,11 +64,11 @@ func TestRedactorForms(t *testing.T) {
 func TestRedactorFormAcrossStretches(t *testing.T) {
 	const secret = `s3c+r/t= "x"`
 	jsonEsc := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
-	r := newRedactor([]string{secret}, []string{"me:" + secret})
+	r := New([]string{secret}, []string{"me:" + secret})
 	for _, form := range []string{jsonEsc(secret), url.QueryEscape(secret), jsonEsc(jsonEsc(secret))} {
 		for gap := 0; gap <= 2*r.window+len(form); gap++ {
 			text := `\` + strings.Repeat("a", gap) + form + "z"
-			if got := r.String(text); strings.Contains(got, form) || !strings.HasSuffix(got, redacted+"z") {
+			if got := r.String(text); strings.Contains(got, form) || !strings.HasSuffix(got, Redacted+"z") {
 				t.Fatalf("%q after an escape and %d bytes: %q", form, gap, got)
 			}
 		}
@@ -84,7 +83,7 @@ func hex16(r rune) string {
 // Redacting a decoded value copies what it changes: the value may be a
 // stored quote whose real values are still to be sent.
 func TestRedactorValueCopies(t *testing.T) {
-	r := newRedactor([]string{"s3cret-key"}, nil)
+	r := New([]string{"s3cret-key"}, nil)
 	inner := map[string]any{"echo": "key=s3cret-key", "n": json.Number("1")}
 	orig := map[string]any{"a": inner, "list": []any{"x", "s3cret-key"}, "s3cret-key": true, "num": json.Number("12345")}
 	got := r.Value(orig).(map[string]any)
@@ -95,13 +94,13 @@ func TestRedactorValueCopies(t *testing.T) {
 	if strings.Contains(string(b), "s3cret-key") || !strings.Contains(string(b), `"echo":"key=[redacted]"`) || !strings.Contains(string(b), `"[redacted]":true`) {
 		t.Fatalf("redacted: %s", b)
 	}
-	if num := newRedactor([]string{"12345"}, nil).Value(json.Number("9123456")); num != redacted {
+	if num := New([]string{"12345"}, nil).Value(json.Number("9123456")); num != Redacted {
 		t.Errorf("a number holding the secret: %v", num)
 	}
 }
 
 func TestRedactorResult(t *testing.T) {
-	r := newRedactor([]string{"s3cret-key"}, nil)
+	r := New([]string{"s3cret-key"}, nil)
 	sc := map[string]any{"k": "s3cret-key"}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo s3cret-key"}}, StructuredContent: sc,
 		InputRequests: mcp.InputRequestMap{"approval": &mcp.ElicitParams{Message: "ok s3cret-key?"}}}
@@ -109,7 +108,7 @@ func TestRedactorResult(t *testing.T) {
 	if got := res.Content[0].(*mcp.TextContent).Text; got != "echo [redacted]" {
 		t.Errorf("text: %q", got)
 	}
-	if got := res.StructuredContent.(map[string]any)["k"]; got != redacted || sc["k"] != "s3cret-key" {
+	if got := res.StructuredContent.(map[string]any)["k"]; got != Redacted || sc["k"] != "s3cret-key" {
 		t.Errorf("structured: %v (original %v)", got, sc["k"])
 	}
 	if got := res.InputRequests["approval"].(*mcp.ElicitParams).Message; got != "ok [redacted]?" {
@@ -118,19 +117,6 @@ func TestRedactorResult(t *testing.T) {
 }
 
 // The log writer redacts each line, whatever wrote it.
-func TestRedactingLog(t *testing.T) {
-	var buf bytes.Buffer
-	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X", Schemes: []Scheme{{Name: "k", Kind: APIKey, In: "query", ParamName: "api_key", Env: "X_K_KEY"}}},
-		Config{BaseURL: "http://127.0.0.1:1", Getenv: func(string) string { return "a+b/c=d" }, Log: &buf, Secrets: []string{"hs256-secret"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k.Logger().Warn("failed", "url", "http://h/x?api_key="+url.QueryEscape("a+b/c=d"), "other", "hs256-secret")
-	if s := buf.String(); strings.Contains(s, "a%2Bb") || strings.Contains(s, "hs256-secret") || strings.Count(s, redacted) != 2 {
-		t.Errorf("log line: %s", s)
-	}
-}
-
 func TestAuthSecrets(t *testing.T) {
 	s, b := authSecrets("Basic " + base64.StdEncoding.EncodeToString([]byte("me:pw-1234")))
 	if len(s) != 2 || s[1] != "pw-1234" || len(b) != 1 || b[0] != "me:pw-1234" {
@@ -141,44 +127,11 @@ func TestAuthSecrets(t *testing.T) {
 	}
 }
 
-// A caller's Authorization header is redacted on top of the server's
-// secrets, and its redactor is built once per header value.
-func TestCallerRedactor(t *testing.T) {
-	k := testKit(t, nil)
-	k.redactor = newRedactor([]string{"server-key-1"}, nil)
-	h := "Basic " + base64.StdEncoding.EncodeToString([]byte("me:caller-pw"))
-	c := &Call{kit: k, header: map[string][]string{"Authorization": {h}}}
-	got := c.redact("server-key-1 caller-pw " + base64.StdEncoding.EncodeToString([]byte("me:caller-pw")))
-	if got != "[redacted] [redacted] [redacted]" {
-		t.Errorf("%q", got)
-	}
-	if k.callerRedactor(h) != k.callerRedactor(h) {
-		t.Error("built twice")
-	}
-}
-
-// The approval key signs approvals: it is a secret like the credentials.
-func TestApprovalKeyRedacted(t *testing.T) {
-	key := "approval-key-of-at-least-32-bytes!!"
-	var log bytes.Buffer
-	k, err := NewRuntime(API{Name: "x", EnvPrefix: "X"}, Config{BaseURL: "http://127.0.0.1:1", Log: &log, ApprovalKey: []byte(key), Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := k.redact("key " + key); got != "key [redacted]" {
-		t.Errorf("%q", got)
-	}
-	k.Logger().Info("echo", "v", key)
-	if strings.Contains(log.String(), key) {
-		t.Errorf("logged: %s", log.String())
-	}
-}
-
 // expressionRedactor is the matcher's specification: one regular
 // expression of every form, each character in any of its encodings,
 // matched over the whole text after the literal forms are replaced. The
-// redactor must give the same text.
-func expressionRedactor(r *redactor) func(string) string {
+// Redactor must give the same text.
+func expressionRedactor(r *Redactor) func(string) string {
 	alts := make([]string, len(r.forms))
 	for i, f := range r.forms {
 		var b strings.Builder
@@ -209,7 +162,7 @@ func expressionRedactor(r *redactor) func(string) string {
 		alts[i] = b.String()
 	}
 	re := regexp.MustCompile(strings.Join(alts, "|"))
-	return func(s string) string { return re.ReplaceAllLiteralString(r.literals.Replace(s), redacted) }
+	return func(s string) string { return re.ReplaceAllLiteralString(r.literals.Replace(s), Redacted) }
 }
 
 // The secrets of the matcher's tests: JSON's short escapes, a space, a
@@ -218,7 +171,7 @@ func expressionRedactor(r *redactor) func(string) string {
 var matcherSecrets = []string{`k3y+/with "odd" chars=é`, `a\b\\c/d"e`, `50% off 🎉`, `feedface`, `ace`, `\\\\`}
 
 func TestRedactorMatchesExpression(t *testing.T) {
-	r := newRedactor(matcherSecrets, []string{"me:" + matcherSecrets[0]})
+	r := New(matcherSecrets, []string{"me:" + matcherSecrets[0]})
 	want := expressionRedactor(r)
 	jsonEsc := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
 	asciiEsc := func(s string) string {
@@ -247,7 +200,7 @@ func FuzzRedactorMatchesExpression(f *testing.F) {
 		f.Add(s, `\"`+url.QueryEscape(s)+`\\/`, uint8(i))
 	}
 	f.Add(`\\\\\\\\\\`, `%25%5C%5c\u005C\u005c`, uint8(5))
-	r := newRedactor(matcherSecrets, []string{"me:" + matcherSecrets[0]})
+	r := New(matcherSecrets, []string{"me:" + matcherSecrets[0]})
 	want := expressionRedactor(r)
 	f.Fuzz(func(t *testing.T, a, b string, which uint8) {
 		s := matcherSecrets[int(which)%len(matcherSecrets)]

@@ -1,4 +1,7 @@
-package mcpkit
+// Package redact removes secrets from whatever a server shows or records:
+// results, log lines, audit records, telemetry. A secret is caught raw and
+// in every encoding a backend, a URL or a log line can give it.
+package redact
 
 import (
 	"encoding/base64"
@@ -14,14 +17,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// redacted replaces a secret wherever it appears.
-const redacted = "[redacted]"
+// Redacted replaces a secret wherever it appears.
+const Redacted = "[redacted]"
 
 // minSecret is the shortest value treated as a secret: shorter ones would
 // blank out ordinary words.
 const minSecret = 4
 
-// redactor removes secrets from text in every form a backend, a URL or a
+// Redactor removes secrets from text in every form a backend, a URL or a
 // log line can give them: raw, percent-encoded (either case of hex, `+`
 // for a space), JSON-escaped (\uXXXX, \" and \\, \/), any mix of those
 // character by character, and base64 (standard or URL alphabet, padded or
@@ -32,7 +35,7 @@ const minSecret = 4
 // one of the characters that start an encoding ('%', '\\' and, for a
 // secret with a space, '+'), so the matcher (redact_match.go) runs only
 // near those.
-type redactor struct {
+type Redactor struct {
 	forms    [][]rune // the secrets, longest first; none: nothing to redact
 	starts   [256]bool
 	literals *strings.Replacer
@@ -40,12 +43,12 @@ type redactor struct {
 	window   int    // the longest encoded form, in bytes
 	// also redacts after this one (a call's own secrets after the
 	// server's).
-	also *redactor
+	also *Redactor
 }
 
-// newRedactor builds a redactor for secrets; basic lists "user:password"
+// New builds a Redactor for secrets; basic lists "user:password"
 // pairs whose base64 goes into Authorization headers.
-func newRedactor(secrets, basic []string) *redactor {
+func New(secrets, basic []string) *Redactor {
 	forms := map[string]bool{}
 	for _, s := range secrets {
 		if len(s) >= minSecret {
@@ -60,7 +63,7 @@ func newRedactor(secrets, basic []string) *redactor {
 		}
 	}
 	if len(forms) == 0 {
-		return &redactor{}
+		return &Redactor{}
 	}
 	list := make([]string, 0, len(forms))
 	for f := range forms {
@@ -74,11 +77,11 @@ func newRedactor(secrets, basic []string) *redactor {
 		return list[i] < list[j]
 	})
 	var pairs []string
-	r := &redactor{escapes: `%\`}
+	r := &Redactor{escapes: `%\`}
 	for _, f := range list {
 		runes := []rune(f)
 		r.forms = append(r.forms, runes)
-		pairs = append(pairs, f, redacted)
+		pairs = append(pairs, f, Redacted)
 		r.window = max(r.window, maxEncodedRune*len(runes))
 		if strings.ContainsRune(f, ' ') {
 			r.escapes = `%\+`
@@ -93,7 +96,7 @@ func newRedactor(secrets, basic []string) *redactor {
 }
 
 // String redacts s.
-func (r *redactor) String(s string) string {
+func (r *Redactor) String(s string) string {
 	if r == nil || s == "" {
 		return s
 	}
@@ -105,7 +108,7 @@ func (r *redactor) String(s string) string {
 }
 
 // own redacts r's own secrets.
-func (r *redactor) own(s string) string {
+func (r *Redactor) own(s string) string {
 	if len(r.forms) == 0 {
 		return s
 	}
@@ -142,7 +145,7 @@ func (r *redactor) own(s string) string {
 }
 
 // Bytes redacts b.
-func (r *redactor) Bytes(b []byte) []byte {
+func (r *Redactor) Bytes(b []byte) []byte {
 	if r == nil || (len(r.forms) == 0 && r.also == nil) || len(b) == 0 {
 		return b
 	}
@@ -152,7 +155,7 @@ func (r *redactor) Bytes(b []byte) []byte {
 // Value redacts the strings, object keys and numbers of a decoded JSON
 // value. It never changes v: containers are copied where something inside
 // them changed (v may be a stored quote that still has to be sent).
-func (r *redactor) Value(v any) any {
+func (r *Redactor) Value(v any) any {
 	if r == nil || (len(r.forms) == 0 && r.also == nil) {
 		return v
 	}
@@ -160,14 +163,14 @@ func (r *redactor) Value(v any) any {
 	return out
 }
 
-func (r *redactor) value(v any) (any, bool) {
+func (r *Redactor) value(v any) (any, bool) {
 	switch x := v.(type) {
 	case string:
 		s := r.String(x)
 		return s, s != x
 	case json.Number:
 		if r.String(string(x)) != string(x) {
-			return redacted, true
+			return Redacted, true
 		}
 	case map[string]any:
 		var out map[string]any
@@ -207,7 +210,7 @@ func (r *redactor) value(v any) (any, bool) {
 		// Values that are not plain JSON (a struct a handler returned):
 		// their text is checked.
 		if text := fmt.Sprint(v); v != nil && r.String(text) != text {
-			return redacted, true
+			return Redacted, true
 		}
 	}
 	return v, false
@@ -215,7 +218,7 @@ func (r *redactor) value(v any) (any, bool) {
 
 // Result redacts everything of a result that the client receives: text,
 // structured content, and the question of an input request.
-func (r *redactor) Result(res *mcp.CallToolResult) {
+func (r *Redactor) Result(res *mcp.CallToolResult) {
 	if r == nil || (len(r.forms) == 0 && r.also == nil) || res == nil {
 		return
 	}
@@ -238,61 +241,20 @@ func (r *redactor) Result(res *mcp.CallToolResult) {
 	}
 }
 
-// redactingWriter redacts every write: the server's log lines (its own and
+// Writer redacts every write: the server's log lines (its own and
 // go-sdk's) pass through it on their way to stderr. slog writes one record
 // per Write, so a secret is never split across two writes.
-type redactingWriter struct {
-	w io.Writer
-	r *redactor
+type Writer struct {
+	W io.Writer
+	R *Redactor
 }
 
-func (w redactingWriter) Write(p []byte) (int, error) {
-	if _, err := w.w.Write(w.r.Bytes(p)); err != nil {
+func (w Writer) Write(p []byte) (int, error) {
+	if _, err := w.W.Write(w.R.Bytes(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
-
-// redactor is the call's redactor: the server's secrets and the
-// credential of the caller's own Authorization header (forwarded to the
-// backend with --pass-through-auth, and never to be shown either way).
-func (c *Call) redactor() *redactor {
-	if c.red != nil {
-		return c.red
-	}
-	c.red = c.kit.redactor
-	if c.header != nil {
-		if h := c.header.Get("Authorization"); h != "" {
-			c.red = c.kit.callerRedactor(h)
-		}
-	}
-	return c.red
-}
-
-// callerRedactor is the redactor of the server's secrets and then one
-// Authorization header's, built once per header value: a session sends
-// the same token on every call. The cache is emptied when it holds
-// callerCacheSize entries.
-func (k *Runtime) callerRedactor(h string) *redactor {
-	if r, ok := k.callers.m.Load(h); ok {
-		return r.(*redactor)
-	}
-	extra, basic := authSecrets(h)
-	combined := *k.redactor
-	combined.also = newRedactor(extra, basic)
-	r := &combined
-	if k.callers.n.Add(1) > callerCacheSize {
-		k.callers.m.Clear()
-		k.callers.n.Store(1)
-	}
-	k.callers.m.Store(h, r)
-	return r
-}
-
-const callerCacheSize = 4096
-
-// redact removes every secret the call knows of from s.
-func (c *Call) redact(s string) string { return c.redactor().String(s) }
 
 // authSecrets splits an Authorization header value into what must not be
 // shown: the credential, and for Basic its password and "user:password".
@@ -317,8 +279,31 @@ func authSecrets(h string) (secrets, basic []string) {
 	return secrets, basic
 }
 
-// callerCache holds redactors of callers' Authorization headers.
-type callerCache struct {
-	m sync.Map // header value → *redactor
+// Callers holds the redactors of callers' Authorization headers: a
+// session sends the same token on every call, so each header value's
+// Redactor is built once. The cache is emptied when it holds
+// callerCacheSize entries.
+type Callers struct {
+	m sync.Map // header value → *Redactor
 	n atomic.Int64
+}
+
+const callerCacheSize = 4096
+
+// For is the Redactor of base's secrets and then the credential of the
+// Authorization header value h.
+func (c *Callers) For(base *Redactor, h string) *Redactor {
+	if r, ok := c.m.Load(h); ok {
+		return r.(*Redactor)
+	}
+	extra, basic := authSecrets(h)
+	combined := *base
+	combined.also = New(extra, basic)
+	r := &combined
+	if c.n.Add(1) > callerCacheSize {
+		c.m.Clear()
+		c.n.Store(1)
+	}
+	c.m.Store(h, r)
+	return r
 }

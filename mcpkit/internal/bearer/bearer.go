@@ -1,9 +1,10 @@
-package mcpkit
+package bearer
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -22,17 +23,17 @@ import (
 // PRMPath is where the Protected Resource Metadata (RFC 9728) is served.
 const PRMPath = "/.well-known/oauth-protected-resource"
 
-// bearerGate is the gate's configuration, fixed at start.
-type bearerGate struct {
-	realm    string
-	verifier auth.TokenVerifier
-	// oauth is set when tokens come from an issuer: the challenge then
+// Gate is the gate's configuration, fixed at start.
+type Gate struct {
+	Realm    string // the challenge's realm: the server's name
+	Verifier auth.TokenVerifier
+	// OAuth is set when tokens come from an issuer: the challenge then
 	// points at the metadata.
-	oauth *OAuth
-	// scopes every request's token must hold; supported are all the
+	OAuth *OAuth
+	// Scopes every request's token must hold; Supported are all the
 	// scopes the tools need, for the metadata.
-	scopes, supported []string
-	title             string
+	Scopes, Supported []string
+	Title             string // the resource's name in the metadata
 }
 
 // refusalNote carries, through the request's context, why the verifier
@@ -52,14 +53,14 @@ func noteRefusal(r *http.Request, err error) {
 }
 
 // handler wraps the MCP endpoint.
-func (g *bearerGate) handler(next http.Handler) http.Handler {
+func (g *Gate) Handler(next http.Handler) http.Handler {
 	// go-sdk checks exp again: with the tolerance the verifier used (the
 	// HS256 verifier's is 30s).
-	opts := &auth.RequireBearerTokenOptions{Scopes: g.scopes, ClockSkew: hs256Leeway}
-	if g.oauth != nil {
-		opts.ClockSkew = g.oauth.ClockSkew
+	opts := &auth.RequireBearerTokenOptions{Scopes: g.Scopes, ClockSkew: hs256Leeway}
+	if g.OAuth != nil {
+		opts.ClockSkew = g.OAuth.ClockSkew
 	}
-	require := auth.RequireBearerToken(g.verifier, opts)(next)
+	require := auth.RequireBearerToken(g.Verifier, opts)(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		note := &refusalNote{}
 		r = r.WithContext(context.WithValue(r.Context(), refusalKey{}, note))
@@ -71,9 +72,9 @@ func (g *bearerGate) handler(next http.Handler) http.Handler {
 // public URL, else the URL this request reached (right on loopback and
 // behind a proxy that keeps Host; a TLS-terminating proxy needs
 // --public-url).
-func (g *bearerGate) resourceURL(r *http.Request) string {
-	if g.oauth != nil && g.oauth.Resource != "" {
-		return g.oauth.Resource
+func (g *Gate) resourceURL(r *http.Request) string {
+	if g.OAuth != nil && g.OAuth.Resource != "" {
+		return g.OAuth.Resource
 	}
 	scheme := "http"
 	if r.TLS != nil {
@@ -84,7 +85,7 @@ func (g *bearerGate) resourceURL(r *http.Request) string {
 
 // metadataURL is where the metadata of the resource is: the well-known
 // path with the resource's path appended (RFC 9728 section 3.1).
-func (g *bearerGate) metadataURL(r *http.Request) string {
+func (g *Gate) metadataURL(r *http.Request) string {
 	res := g.resourceURL(r)
 	i := strings.Index(res, "://")
 	host, path := res[i+3:], ""
@@ -96,13 +97,13 @@ func (g *bearerGate) metadataURL(r *http.Request) string {
 
 // metadata serves the Protected Resource Metadata: this resource, its
 // issuer, the scopes its tools need, tokens in the Authorization header.
-func (g *bearerGate) metadata(w http.ResponseWriter, r *http.Request) {
+func (g *Gate) Metadata(w http.ResponseWriter, r *http.Request) {
 	auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource:               g.resourceURL(r),
-		AuthorizationServers:   []string{g.oauth.Issuer},
-		ScopesSupported:        g.supported,
+		AuthorizationServers:   []string{g.OAuth.Issuer},
+		ScopesSupported:        g.Supported,
 		BearerMethodsSupported: []string{"header"},
-		ResourceName:           g.title,
+		ResourceName:           g.Title,
 	}).ServeHTTP(w, r)
 }
 
@@ -110,15 +111,22 @@ func (g *bearerGate) metadata(w http.ResponseWriter, r *http.Request) {
 // status is written.
 type challengeWriter struct {
 	http.ResponseWriter
-	gate *bearerGate
+	gate *Gate
 	r    *http.Request
 	note *refusalNote
+	// replaced: this writer wrote the answer's body; go-sdk's is dropped.
+	replaced bool
 }
+
+// unavailableBody is the 503's body while the issuer's keys cannot be
+// had. The reason (a discovery or network error naming internal hosts)
+// is in the server's log, not here.
+const unavailableBody = "the authorization server is unavailable: its signing keys cannot be fetched; try again shortly\n"
 
 func (w *challengeWriter) WriteHeader(code int) {
 	switch {
 	case code == http.StatusUnauthorized:
-		params := []string{fmt.Sprintf("realm=%q", w.gate.realm)}
+		params := []string{fmt.Sprintf("realm=%q", w.gate.Realm)}
 		if w.r.Header.Get("Authorization") != "" {
 			params = append(params, `error="invalid_token"`)
 			if w.note.err != nil {
@@ -127,20 +135,34 @@ func (w *challengeWriter) WriteHeader(code int) {
 		}
 		w.setChallenge(params)
 	case code == http.StatusForbidden:
-		w.setChallenge([]string{fmt.Sprintf("realm=%q", w.gate.realm), `error="insufficient_scope"`,
-			fmt.Sprintf("scope=%q", strings.Join(w.gate.scopes, " "))})
+		w.setChallenge([]string{fmt.Sprintf("realm=%q", w.gate.Realm), `error="insufficient_scope"`,
+			fmt.Sprintf("scope=%q", strings.Join(w.gate.Scopes, " "))})
 	case code == http.StatusInternalServerError && errors.Is(w.note.err, errKeysUnavailable):
 		// The token may be fine: the issuer's keys are not to be had.
 		w.Header().Set("Retry-After", "5")
-		code = http.StatusServiceUnavailable
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Del("Content-Length")
+		w.ResponseWriter.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w.ResponseWriter, unavailableBody)
+		w.replaced = true
+		return
 	}
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write drops go-sdk's body of an answer this writer replaced (its text
+// is the verifier's error, internal details included).
+func (w *challengeWriter) Write(p []byte) (int, error) {
+	if w.replaced {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
 }
 
 // setChallenge replaces whatever challenge go-sdk wrote with the whole
 // one.
 func (w *challengeWriter) setChallenge(params []string) {
-	if w.gate.oauth != nil {
+	if w.gate.OAuth != nil {
 		params = append(params, fmt.Sprintf("resource_metadata=%q", w.gate.metadataURL(w.r)))
 	}
 	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))

@@ -1,16 +1,16 @@
-package mcpkit
+package quotestore
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tailormcp/tailor/internal/redistest"
+	"github.com/tailormcp/tailor/mcpkit/internal/redisconn"
 )
 
 // TestRedisQuoteStoreNativeExpiry: Redis drops a quote by itself Keep
@@ -19,7 +19,7 @@ import (
 func TestRedisQuoteStoreNativeExpiry(t *testing.T) {
 	ctx := context.Background()
 	client := testRedis(t)
-	s := NewRedisQuoteStore(client, "exp")
+	s := NewRedis(client, "exp")
 	s.Keep = 400 * time.Millisecond
 	now := time.Now()
 	saveQuote(t, s, "q_e", now, 300*time.Millisecond)
@@ -36,7 +36,7 @@ func TestRedisQuoteStoreNativeExpiry(t *testing.T) {
 		t.Fatalf("an expired quote within its keep time: %+v, %v", q, err)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if _, err := s.Load(ctx, "q_e"); !errors.Is(err, ErrQuoteNotFound) {
+	if _, err := s.Load(ctx, "q_e"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("after its keep time: %v", err)
 	}
 	// The next save drops its index entry.
@@ -51,14 +51,14 @@ func TestRedisQuoteStoreNativeExpiry(t *testing.T) {
 // one step.
 func TestRedisQuoteStoreCapAcrossReplicas(t *testing.T) {
 	srv := redistest.Start(t, false)
-	var stores []*RedisQuoteStore
+	var stores []*Redis
 	for i := 0; i < 2; i++ {
-		target, err := openRedis("test", srv.URL(), 2*time.Second)
+		target, err := redisconn.Open("test", srv.URL(), 2*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { target.client.Close() })
-		s := NewRedisQuoteStore(target.client, "cap")
+		t.Cleanup(func() { target.Client.Close() })
+		s := NewRedis(target.Client, "cap")
 		s.MaxQuotes = 50
 		stores = append(stores, s)
 	}
@@ -73,7 +73,7 @@ func TestRedisQuoteStoreCapAcrossReplicas(t *testing.T) {
 			switch {
 			case err == nil:
 				saved.Add(1)
-			case errors.Is(err, ErrQuoteStoreFull):
+			case errors.Is(err, ErrFull):
 				full.Add(1)
 			default:
 				t.Errorf("save: %v", err)
@@ -91,17 +91,17 @@ func TestRedisQuoteStoreCapAcrossReplicas(t *testing.T) {
 }
 
 // TestRedisQuoteStoreUnreachable: with Redis down every operation fails
-// within the timeout with ErrQuoteStoreUnavailable; after a restart (with
+// within the timeout with ErrUnavailable; after a restart (with
 // its data) the store works again with no action of the caller.
 func TestRedisQuoteStoreUnreachable(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t, true)
-	target, err := openRedis("test", srv.URL(), 500*time.Millisecond)
+	target, err := redisconn.Open("test", srv.URL(), 500*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { target.client.Close() })
-	s := NewRedisQuoteStore(target.client, "down")
+	t.Cleanup(func() { target.Client.Close() })
+	s := NewRedis(target.Client, "down")
 	now := time.Now()
 	saveQuote(t, s, "q_1", now, time.Hour)
 	srv.Stop()
@@ -118,7 +118,7 @@ func TestRedisQuoteStoreUnreachable(t *testing.T) {
 	} {
 		began := time.Now()
 		err := op()
-		if !errors.Is(err, ErrQuoteStoreUnavailable) {
+		if !errors.Is(err, ErrUnavailable) {
 			t.Errorf("%s with Redis down: %v", name, err)
 		}
 		if d := time.Since(began); d > 2*time.Second {
@@ -128,37 +128,5 @@ func TestRedisQuoteStoreUnreachable(t *testing.T) {
 	srv.Restart(true)
 	if _, err := s.Load(ctx, "q_1"); err != nil {
 		t.Fatalf("after the restart: %v", err)
-	}
-}
-
-// TestRedisURL: a bad URL is refused at start with a message that names
-// the setting and never shows the password.
-func TestRedisURL(t *testing.T) {
-	for raw, want := range map[string]string{
-		"http://u:s3cret-pw@host:6379":        "must be redis:// or rediss://",
-		"redis://u:s3cret-pw@host:6379/x":     "invalid database number",
-		"redis://u:s3cret-pw@host:6379/0?a=b": "unexpected option",
-		"redis://u:s3cret-pw@:bad port/0":     "not a URL",
-		"redis:///0":                          "no host",
-	} {
-		_, err := openRedis("--quote-store", raw, time.Second)
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "--quote-store") {
-			t.Errorf("%s: %v, want %q", raw, err, want)
-			continue
-		}
-		if strings.Contains(err.Error(), "s3cret") {
-			t.Errorf("the password shows: %v", err)
-		}
-	}
-	target, err := openRedis("--quote-store", "rediss://user:s3cret-pw@cache.internal:6380/2", time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.client.Close()
-	if target.shown != "rediss://user:xxxxx@cache.internal:6380/2" || len(target.secrets) != 1 || target.secrets[0] != "s3cret-pw" {
-		t.Fatalf("shown %q, secrets %v", target.shown, target.secrets)
-	}
-	if opts := target.client.Options(); opts.TLSConfig == nil || opts.DB != 2 || opts.MaxRetries > 0 || opts.ReadTimeout != time.Second {
-		t.Fatalf("options: TLS %v, DB %d, retries %d, read timeout %s", opts.TLSConfig != nil, opts.DB, opts.MaxRetries, opts.ReadTimeout)
 	}
 }

@@ -1,4 +1,4 @@
-package mcpkit
+package quotestore
 
 import (
 	"container/heap"
@@ -23,10 +23,10 @@ const DefaultMaxUsedQuotes = 5 * DefaultMaxQuotes
 // single caller can fill it for the others.
 const DefaultMaxQuotesPerCaller = DefaultMaxQuotes / 10
 
-// MemoryQuoteStore is the default, in-process QuoteStore. It is bounded
+// Memory is the default, in-process Store. It is bounded
 // twice. Quotes not yet used: at MaxQuotes it first drops those that have
 // expired (kept only to answer "expired" rather than "unknown"), then
-// refuses new ones with ErrQuoteStoreFull rather than growing. Used
+// refuses new ones with ErrFull rather than growing. Used
 // quotes: once carried out a quote is only a record of its use, counted
 // apart, so that confirmed quotes never fill the room of new ones; past
 // MaxUsed the one closest to its end is forgotten (a replay of it hears
@@ -38,7 +38,7 @@ const DefaultMaxQuotesPerCaller = DefaultMaxQuotes / 10
 // expired heads of the queues. Used quotes sit in a heap by expiry
 // (O(log n) per Consume). No operation walks the whole store; a caller at
 // its bound has its own quotes walked once per refused Save.
-type MemoryQuoteStore struct {
+type Memory struct {
 	// Keep is how long quotes are kept after they expire.
 	Keep time.Duration
 	// MaxQuotes bounds the quotes kept that are not used (0:
@@ -68,34 +68,34 @@ type memQuote struct {
 	index int // in used
 }
 
-// NewMemoryQuoteStore returns an empty store.
-func NewMemoryQuoteStore() *MemoryQuoteStore {
-	return &MemoryQuoteStore{Keep: time.Hour, quotes: map[string]*memQuote{}, queues: map[time.Duration]*list.List{}, callers: map[string]map[*memQuote]struct{}{}}
+// NewMemory returns an empty store.
+func NewMemory() *Memory {
+	return &Memory{Keep: time.Hour, quotes: map[string]*memQuote{}, queues: map[time.Duration]*list.List{}, callers: map[string]map[*memQuote]struct{}{}}
 }
 
 // Len is the number of quotes held that are not used (tests and
 // metrics): what MaxQuotes bounds.
-func (s *MemoryQuoteStore) Len() int {
+func (s *Memory) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.quotes) - len(s.used)
 }
 
 // UsedLen is the number of used quotes remembered: what MaxUsed bounds.
-func (s *MemoryQuoteStore) UsedLen() int {
+func (s *Memory) UsedLen() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.used)
 }
 
-func (s *MemoryQuoteStore) Save(_ context.Context, q *Quote) error {
+func (s *Memory) Save(_ context.Context, q *Quote) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := q.Created
 	s.dropWhile(func(m *memQuote) bool { return now.Sub(m.q.Expires) > s.Keep })
 	s.dropUsed(now)
 	if !s.callerMayQuote(q.Caller, now) {
-		return ErrCallerQuotesFull
+		return ErrCallerFull
 	}
 	limit := s.MaxQuotes
 	if limit <= 0 {
@@ -107,7 +107,7 @@ func (s *MemoryQuoteStore) Save(_ context.Context, q *Quote) error {
 		s.dropWhile(func(m *memQuote) bool { return !now.Before(m.q.Expires) && m.q.Progress == nil })
 	}
 	if len(s.quotes)-len(s.used) >= limit {
-		return ErrQuoteStoreFull
+		return ErrFull
 	}
 	if old, ok := s.quotes[q.ID]; ok {
 		s.remove(old)
@@ -134,7 +134,7 @@ func (s *MemoryQuoteStore) Save(_ context.Context, q *Quote) error {
 // bound at now (s.mu held). The caller's quotes are counted only when
 // their number reaches the bound, and those no longer open leave the set
 // then, so each is walked past once.
-func (s *MemoryQuoteStore) callerMayQuote(caller string, now time.Time) bool {
+func (s *Memory) callerMayQuote(caller string, now time.Time) bool {
 	limit := s.MaxPerCaller
 	if limit == 0 {
 		limit = DefaultMaxQuotesPerCaller
@@ -153,7 +153,7 @@ func (s *MemoryQuoteStore) callerMayQuote(caller string, now time.Time) bool {
 
 // dropWhile removes, from the head of each queue, the quotes for which
 // drop holds.
-func (s *MemoryQuoteStore) dropWhile(drop func(*memQuote) bool) {
+func (s *Memory) dropWhile(drop func(*memQuote) bool) {
 	for life, queue := range s.queues {
 		for e := queue.Front(); e != nil && drop(e.Value.(*memQuote)); e = queue.Front() {
 			s.remove(e.Value.(*memQuote))
@@ -164,7 +164,7 @@ func (s *MemoryQuoteStore) dropWhile(drop func(*memQuote) bool) {
 	}
 }
 
-func (s *MemoryQuoteStore) remove(m *memQuote) {
+func (s *Memory) remove(m *memQuote) {
 	if m.queue != nil {
 		m.queue.Remove(m.elem)
 	} else {
@@ -175,7 +175,7 @@ func (s *MemoryQuoteStore) remove(m *memQuote) {
 }
 
 // leaveCaller takes m out of its caller's open quotes.
-func (s *MemoryQuoteStore) leaveCaller(m *memQuote) {
+func (s *Memory) leaveCaller(m *memQuote) {
 	if held := s.callers[m.q.Caller]; held != nil {
 		delete(held, m)
 		if len(held) == 0 {
@@ -188,7 +188,7 @@ func (s *MemoryQuoteStore) leaveCaller(m *memQuote) {
 // queues and its caller's open quotes, without the values only a run
 // reads, into the used heap; past MaxUsed the used quote closest to its
 // end is forgotten.
-func (s *MemoryQuoteStore) retire(m *memQuote) {
+func (s *Memory) retire(m *memQuote) {
 	m.queue.Remove(m.elem)
 	m.queue, m.elem = nil, nil
 	s.leaveCaller(m)
@@ -205,7 +205,7 @@ func (s *MemoryQuoteStore) retire(m *memQuote) {
 }
 
 // dropUsed forgets the used quotes whose keep time has passed at now.
-func (s *MemoryQuoteStore) dropUsed(now time.Time) {
+func (s *Memory) dropUsed(now time.Time) {
 	for len(s.used) > 0 && now.Sub(s.used[0].q.Expires) > s.Keep {
 		s.remove(s.used[0])
 	}
@@ -241,51 +241,51 @@ func (h *usedQuotes) Pop() any {
 	return m
 }
 
-func (s *MemoryQuoteStore) Load(_ context.Context, id string) (*Quote, error) {
+func (s *Memory) Load(_ context.Context, id string) (*Quote, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, ok := s.quotes[id]
 	if !ok {
-		return nil, ErrQuoteNotFound
+		return nil, ErrNotFound
 	}
 	cp := m.q
 	return &cp, nil
 }
 
-func (s *MemoryQuoteStore) Reserve(_ context.Context, id string, r Reservation) error {
+func (s *Memory) Reserve(_ context.Context, id string, r Reservation) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, ok := s.quotes[id]
 	switch {
 	case !ok:
-		return ErrQuoteNotFound
+		return ErrNotFound
 	case m.q.Used:
-		return ErrQuoteUsed
+		return ErrUsed
 	case r.From == "" && m.q.ReservedBy != "" && r.Now.Before(m.q.ReservedUntil):
-		return ErrQuoteReserved
+		return ErrReserved
 	case r.From != "" && m.q.ReservedBy != r.From:
-		return ErrQuoteNotReserved
+		return ErrNotReserved
 	}
 	m.q.ReservedBy, m.q.ReservedUntil = r.To, r.Until
 	return nil
 }
 
-func (s *MemoryQuoteStore) Release(_ context.Context, id, token string, progress *Progress) error {
+func (s *Memory) Release(_ context.Context, id, token string, progress *Progress) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, ok := s.quotes[id]
 	if !ok {
-		return ErrQuoteNotFound
+		return ErrNotFound
 	}
 	if token == "" || m.q.ReservedBy != token {
-		return ErrQuoteNotReserved
+		return ErrNotReserved
 	}
 	m.q.ReservedBy, m.q.ReservedUntil = "", time.Time{}
 	m.q.Progress = progress
 	return nil
 }
 
-func (s *MemoryQuoteStore) Checkpoint(_ context.Context, id, token string, progress *Progress) error {
+func (s *Memory) Checkpoint(_ context.Context, id, token string, progress *Progress) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, err := s.heldBy(id, token)
@@ -295,7 +295,7 @@ func (s *MemoryQuoteStore) Checkpoint(_ context.Context, id, token string, progr
 	return err
 }
 
-func (s *MemoryQuoteStore) Consume(_ context.Context, id, token string, at time.Time) error {
+func (s *Memory) Consume(_ context.Context, id, token string, at time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, err := s.heldBy(id, token)
@@ -307,15 +307,15 @@ func (s *MemoryQuoteStore) Consume(_ context.Context, id, token string, at time.
 }
 
 // heldBy is the unused quote id that token reserves (s.mu held).
-func (s *MemoryQuoteStore) heldBy(id, token string) (*memQuote, error) {
+func (s *Memory) heldBy(id, token string) (*memQuote, error) {
 	m, ok := s.quotes[id]
 	switch {
 	case !ok:
-		return nil, ErrQuoteNotFound
+		return nil, ErrNotFound
 	case m.q.Used:
-		return nil, ErrQuoteUsed
+		return nil, ErrUsed
 	case token == "" || m.q.ReservedBy != token:
-		return nil, ErrQuoteNotReserved
+		return nil, ErrNotReserved
 	}
 	return m, nil
 }

@@ -1,4 +1,4 @@
-package mcpkit
+package quotestore
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// RedisQuoteStore keeps quotes in Redis, so that replicas of a server
+// Redis keeps quotes in Redis, so that replicas of a server
 // share them: a quote made on one is confirmed on another, and single use
-// holds across all of them. Every QuoteStore method is one server-side
+// holds across all of them. Every Store method is one server-side
 // atomic step (a Lua script, or one command), so the check and the change
 // of a reservation can never interleave with another replica's.
 //
@@ -42,24 +42,24 @@ import (
 // The store is bounded like the memory store: Save drops the index
 // entries of quotes gone (their keys expired), and at MaxQuotes drops
 // expired quotes that hold no progress, oldest first, then refuses new
-// quotes with ErrQuoteStoreFull, all in the one script. Before that, a
+// quotes with ErrFull, all in the one script. Before that, a
 // caller holding MaxPerCaller open quotes is refused with
-// ErrCallerQuotesFull. Consume moves the quote from the first count to
+// ErrCallerFull. Consume moves the quote from the first count to
 // the used one, whose entries past MaxUsed are forgotten, closest to their
 // end first: used quotes never take the room of new ones, and a confirm
 // is never refused for room. Each Save and Consume does a bounded amount
 // of that work. Redis's own maxmemory (with the noeviction policy) bounds
-// the bytes; a write Redis refuses for memory is ErrQuoteStoreFull too.
+// the bytes; a write Redis refuses for memory is ErrFull too.
 //
 // Times come from the callers (as with the memory store): the replicas'
 // clocks must agree to within a few seconds.
 //
 // A failure to reach Redis, or a command that does not answer within the
-// client's timeouts, is an error wrapping ErrQuoteStoreUnavailable; the
+// client's timeouts, is an error wrapping ErrUnavailable; the
 // client never retries a command (a script whose answer was lost may have
 // run), so such an error leaves the caller not knowing, and doing nothing
 // further.
-type RedisQuoteStore struct {
+type Redis struct {
 	client redis.UniversalClient
 	prefix string
 	// Keep is how long quotes are kept after they expire (default 1h).
@@ -74,31 +74,31 @@ type RedisQuoteStore struct {
 	MaxPerCaller int
 }
 
-// NewRedisQuoteStore returns a store on client whose keys start with
+// NewRedis returns a store on client whose keys start with
 // prefix + ":".
-func NewRedisQuoteStore(client redis.UniversalClient, prefix string) *RedisQuoteStore {
-	return &RedisQuoteStore{client: client, prefix: prefix, Keep: time.Hour}
+func NewRedis(client redis.UniversalClient, prefix string) *Redis {
+	return &Redis{client: client, prefix: prefix, Keep: time.Hour}
 }
 
-func (s *RedisQuoteStore) quoteKey(id string) string { return s.prefix + ":quote:" + id }
-func (s *RedisQuoteStore) indexKey() string          { return s.prefix + ":quotes" }
-func (s *RedisQuoteStore) usedKey() string           { return s.prefix + ":used" }
+func (s *Redis) quoteKey(id string) string { return s.prefix + ":quote:" + id }
+func (s *Redis) indexKey() string          { return s.prefix + ":quotes" }
+func (s *Redis) usedKey() string           { return s.prefix + ":used" }
 
 // callerKey is the key of caller's open quotes: hashed, so that what a
 // caller is made of never shapes a key.
-func (s *RedisQuoteStore) callerKey(caller string) string {
+func (s *Redis) callerKey(caller string) string {
 	sum := sha256.Sum256([]byte(caller))
 	return s.prefix + ":caller:" + hex.EncodeToString(sum[:16])
 }
 
 // Answers of the scripts (other than "ok").
 var scriptAnswers = map[string]error{
-	"not_found":    ErrQuoteNotFound,
-	"used":         ErrQuoteUsed,
-	"reserved":     ErrQuoteReserved,
-	"not_reserved": ErrQuoteNotReserved,
-	"full":         ErrQuoteStoreFull,
-	"caller_full":  ErrCallerQuotesFull,
+	"not_found":    ErrNotFound,
+	"used":         ErrUsed,
+	"reserved":     ErrReserved,
+	"not_reserved": ErrNotReserved,
+	"full":         ErrFull,
+	"caller_full":  ErrCallerFull,
 }
 
 // saveScript: KEYS quote, index, caller's quotes, used index; ARGV id, quote JSON,
@@ -236,7 +236,7 @@ end
 return 'ok'
 `)
 
-func (s *RedisQuoteStore) run(ctx context.Context, script *redis.Script, keys []string, args ...any) error {
+func (s *Redis) run(ctx context.Context, script *redis.Script, keys []string, args ...any) error {
 	answer, err := script.Run(ctx, s.client, keys, args...).Text()
 	if err != nil {
 		return redisError(err)
@@ -254,12 +254,12 @@ func (s *RedisQuoteStore) run(ctx context.Context, script *redis.Script, keys []
 // anything else means the store cannot be used now.
 func redisError(err error) error {
 	if strings.HasPrefix(err.Error(), "OOM ") {
-		return fmt.Errorf("%w: %w", ErrQuoteStoreFull, err)
+		return fmt.Errorf("%w: %w", ErrFull, err)
 	}
-	return fmt.Errorf("%w: %w", ErrQuoteStoreUnavailable, err)
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
 
-func (s *RedisQuoteStore) Save(ctx context.Context, q *Quote) error {
+func (s *Redis) Save(ctx context.Context, q *Quote) error {
 	stored := *q
 	stored.Used, stored.UsedAt, stored.ReservedBy, stored.ReservedUntil, stored.Progress = false, time.Time{}, "", time.Time{}, nil
 	data, err := json.Marshal(&stored)
@@ -288,14 +288,14 @@ func (s *RedisQuoteStore) Save(ctx context.Context, q *Quote) error {
 		q.ID, data, q.Created.UnixMilli(), q.Expires.UnixMilli(), keepUntil.UnixMilli(), limit, s.quoteKey(""), perCaller, stub)
 }
 
-func (s *RedisQuoteStore) Load(ctx context.Context, id string) (*Quote, error) {
+func (s *Redis) Load(ctx context.Context, id string) (*Quote, error) {
 	f, err := s.client.HGetAll(ctx, s.quoteKey(id)).Result()
 	if err != nil {
 		return nil, redisError(err)
 	}
 	data, ok := f["q"]
 	if !ok {
-		return nil, ErrQuoteNotFound
+		return nil, ErrNotFound
 	}
 	var q Quote
 	if err := decodeNumbers(data, &q); err != nil {
@@ -332,11 +332,11 @@ func unixMilli(s string) time.Time {
 	return time.UnixMilli(n)
 }
 
-func (s *RedisQuoteStore) Reserve(ctx context.Context, id string, r Reservation) error {
+func (s *Redis) Reserve(ctx context.Context, id string, r Reservation) error {
 	return s.run(ctx, reserveScript, []string{s.quoteKey(id)}, r.From, r.To, r.Until.UnixMilli(), r.Now.UnixMilli())
 }
 
-func (s *RedisQuoteStore) Release(ctx context.Context, id, token string, progress *Progress) error {
+func (s *Redis) Release(ctx context.Context, id, token string, progress *Progress) error {
 	p, err := progressJSON(progress)
 	if err != nil {
 		return err
@@ -344,7 +344,7 @@ func (s *RedisQuoteStore) Release(ctx context.Context, id, token string, progres
 	return s.run(ctx, releaseScript, []string{s.quoteKey(id)}, token, p)
 }
 
-func (s *RedisQuoteStore) Checkpoint(ctx context.Context, id, token string, progress *Progress) error {
+func (s *Redis) Checkpoint(ctx context.Context, id, token string, progress *Progress) error {
 	p, err := progressJSON(progress)
 	if err != nil {
 		return err
@@ -352,7 +352,7 @@ func (s *RedisQuoteStore) Checkpoint(ctx context.Context, id, token string, prog
 	return s.run(ctx, checkpointScript, []string{s.quoteKey(id)}, token, p)
 }
 
-func (s *RedisQuoteStore) Consume(ctx context.Context, id, token string, at time.Time) error {
+func (s *Redis) Consume(ctx context.Context, id, token string, at time.Time) error {
 	limit := s.MaxUsed
 	if limit <= 0 {
 		limit = DefaultMaxUsedQuotes
@@ -371,16 +371,16 @@ func progressJSON(p *Progress) (string, error) {
 
 // Len is the number of quotes held that are not used (tests and
 // metrics): what MaxQuotes bounds.
-func (s *RedisQuoteStore) Len(ctx context.Context) (int, error) {
+func (s *Redis) Len(ctx context.Context) (int, error) {
 	return s.card(ctx, s.indexKey())
 }
 
 // UsedLen is the number of used quotes remembered: what MaxUsed bounds.
-func (s *RedisQuoteStore) UsedLen(ctx context.Context) (int, error) {
+func (s *Redis) UsedLen(ctx context.Context) (int, error) {
 	return s.card(ctx, s.usedKey())
 }
 
-func (s *RedisQuoteStore) card(ctx context.Context, key string) (int, error) {
+func (s *Redis) card(ctx context.Context, key string) (int, error) {
 	n, err := s.client.ZCard(ctx, key).Result()
 	if err != nil {
 		return 0, redisError(err)
@@ -389,9 +389,12 @@ func (s *RedisQuoteStore) card(ctx context.Context, key string) (int, error) {
 }
 
 // Ping checks that Redis answers: the server's readiness check.
-func (s *RedisQuoteStore) Ping(ctx context.Context) error {
+func (s *Redis) Ping(ctx context.Context) error {
 	if err := s.client.Ping(ctx).Err(); err != nil {
 		return redisError(err)
 	}
 	return nil
 }
+
+// Prefix is what the store's keys start with (for the start-up log).
+func (s *Redis) Prefix() string { return s.prefix }

@@ -1,6 +1,6 @@
 //go:build tailor_nootel
 
-package mcpkit
+package telemetry
 
 import "errors"
 
