@@ -230,14 +230,14 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 	}
 	spec.Doc = doc
 	if spec.unplaced || spec.swaggerPlaced {
-		// Positions come from the locator's parse of the text, made on the
+		// Positions come from the locator (locate.go), made ready on the
 		// other core while the stages that follow run (their warnings are
-		// placed last), once kin-openapi's own tree is garbage.
+		// placed last).
 		l := spec.locate
 		l.mu.Lock()
 		go func() {
 			defer l.mu.Unlock()
-			l.root()
+			l.prepare()
 		}()
 	}
 

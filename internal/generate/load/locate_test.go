@@ -76,4 +76,3 @@ components:
 		}
 	}
 }
-
