@@ -131,4 +131,3 @@ func TestJSONIndexPlacesAsWritten(t *testing.T) {
 		t.Fatal("the text's lines changed")
 	}
 }
-

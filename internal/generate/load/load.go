@@ -37,6 +37,7 @@ type Options struct {
 	// should not make the generator issue requests on its behalf (SSRF).
 	AllowRemoteRefs bool
 	// RefRoot is the folder local $refs may read files below; "" is the
+	// enclosing repository (the nearest folder holding .git), else the
 	// spec's own folder.
 	RefRoot string
 	// Strict refuses a spec with defects the loader would otherwise repair
