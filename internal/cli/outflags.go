@@ -32,7 +32,7 @@ func addGenerateFlags(f *pflag.FlagSet, o *generator.Options, omitVersion *bool,
 }
 
 // refRootUsage explains --ref-root wherever it is declared.
-const refRootUsage = "folder local $refs may read files below (default: the spec's folder)"
+const refRootUsage = "folder local $refs may read files below (default: the enclosing repository, the nearest folder holding .git, else the spec's folder)"
 
 // checkGenerateFlags checks the flags of addGenerateFlags and fills in the
 // defaults that depend on others.

@@ -33,7 +33,7 @@ func TestRefsInAVersionStayBelowTheRoot(t *testing.T) {
 		{"../secrets/key.yaml#/Pet", `api/openapi.yaml:13:17: error: $ref "../secrets/key.yaml#/Pet" reads secrets/key.yaml, outside api, the folder $refs may read: to allow it, run with --ref-root .`},
 		{"linked/key.yaml#/Pet", `error: $ref "linked/key.yaml#/Pet" reads api/linked/key.yaml, a link to secrets/key.yaml, outside api, the folder $refs may read: to allow it, run with --ref-root .`},
 		{"etc/passwd", "etc/passwd, outside api, the folder $refs may read"},
-		{"/etc/passwd", "tailor reads only files below the spec's folder unless --ref-root DIR names a wider one"},
+		{"/etc/passwd", "tailor reads only files below the spec's repository (or folder, outside one) unless --ref-root DIR names a wider one"},
 		{"loop.yaml#/Pet", "too many levels of symbolic links"},
 		{"common#/Pet", "not a regular file"},
 	} {

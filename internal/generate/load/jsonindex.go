@@ -4,21 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	sjson "github.com/segmentio/encoding/json"
 )
 
 // jsonIndex is where every member and element of a JSON text is, found in
-// one pass of a tokenizer: the Swagger 2.0 decode reads each object's own
-// level from it (swagger2.go) instead of scanning the text again at every
-// level, and the locator places JSON pointers in it (locate.go). It is
-// small beside the text (kubernetes' 4 MB: 70,000 nodes, 1.7 MB).
+// one pass of a tokenizer, for the locator to place JSON pointers in
+// (locate.go). It is small beside the text (kubernetes' 4 MB: 70,000
+// nodes, 1.7 MB).
 type jsonIndex struct {
 	data  []byte
 	nodes []jsonNode // nodes[0] is the document's value; the rest in document order
-	depth int        // the most containers open at once
 }
 
 // jsonNode is a value of the text: the document, a member of an object or
@@ -33,8 +30,8 @@ type jsonNode struct {
 
 // newJSONIndex indexes data, or returns nil when it is not one JSON value
 // the tokenizer can read. The tokenizer checks tokens, not the grammar
-// between them (a missing colon passes): what must be valid JSON is
-// checked with json.Valid besides.
+// between them (a missing colon passes): it is asked only about texts
+// kin-openapi has read.
 func newJSONIndex(data []byte) *jsonIndex {
 	x := &jsonIndex{data: data, nodes: make([]jsonNode, 0, 1+bytes.Count(data, []byte{':'}))}
 	type open struct{ node, last int32 }
@@ -79,7 +76,6 @@ func newJSONIndex(data []byte) *jsonIndex {
 		if t.Delim == '{' || t.Delim == '[' {
 			node.kind = byte(t.Delim)
 			stack = append(stack, open{node: i})
-			x.depth = max(x.depth, len(stack))
 		}
 		x.nodes = append(x.nodes, node)
 	}
@@ -100,11 +96,6 @@ func (x *jsonIndex) children(i int32, fn func(c int32) bool) {
 			return
 		}
 	}
-}
-
-// raw is node i's value as written.
-func (x *jsonIndex) raw(i int32) []byte {
-	return x.data[x.nodes[i].at:x.nodes[i].end]
 }
 
 // rawKey is node i's key as written, without its quotes.
@@ -137,39 +128,6 @@ func (x *jsonIndex) keyIs(i int32, name string) bool {
 		return string(x.rawKey(i)) == name
 	}
 	return x.key(i) == name
-}
-
-// keyFolds reports whether node i's key matches name as encoding/json
-// matches a member to a field: regardless of case (Unicode's simple
-// folding, where a key of another length may match).
-func (x *jsonIndex) keyFolds(i int32, name string) bool {
-	k := x.rawKey(i)
-	ascii := true
-	for _, b := range k {
-		if b >= utf8.RuneSelf || b == '\\' {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		if len(k) != len(name) {
-			return false
-		}
-		for j := range k {
-			if lowerASCII(k[j]) != lowerASCII(name[j]) {
-				return false
-			}
-		}
-		return true
-	}
-	return strings.EqualFold(x.key(i), name)
-}
-
-func lowerASCII(b byte) byte {
-	if 'A' <= b && b <= 'Z' {
-		return b + 'a' - 'A'
-	}
-	return b
 }
 
 // place finds the node a JSON pointer's tokens lead to, or the deepest one

@@ -37,6 +37,7 @@ type Options struct {
 	// should not make the generator issue requests on its behalf (SSRF).
 	AllowRemoteRefs bool
 	// RefRoot is the folder local $refs may read files below; "" is the
+	// enclosing repository (the nearest folder holding .git), else the
 	// spec's own folder.
 	RefRoot string
 	// Strict refuses a spec with defects the loader would otherwise repair
@@ -162,7 +163,7 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 	}
 	spec := &Spec{Path: path}
 
-	kind, version, index, err := sniff(path, data)
+	kind, version, err := sniff(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +178,7 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 	if err != nil {
 		return nil, diag.At(diag.Pos{File: path}, "%v", err)
 	}
-	spec.locate = &locator{path: path, data: data, swagger: kind == swagger2, fetch: fetch, loc: location, json: index}
+	spec.locate = &locator{path: path, data: data, swagger: kind == swagger2, fetch: fetch, loc: location}
 
 	// A spec split over files is repaired (and its shared schema files
 	// arranged, shared.go) before kin-openapi reads it; a spec in one file
@@ -191,18 +192,7 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 	if !split {
 		// Without origins (places.go): they cost as much as the load itself,
 		// and only the few nodes a warning is about need a position.
-		// Parsed once, for kin-openapi's decode and for positions (tree.go).
-		// A large YAML one is read in pieces (stream.go), else whole.
-		if kind != swagger2 {
-			if spec.locate.pieces = cutPieces(data); spec.locate.pieces == nil {
-				spec.locate.tree = parseTree(data)
-			}
-		}
 		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate)
-		if errors.Is(err, errNotStreamed) {
-			spec.locate.tree = parseTree(data)
-			doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate)
-		}
 		spec.unplaced = kind != swagger2
 		spec.swaggerPlaced = kind == swagger2 && spec.locate.layout != nil
 	}
@@ -236,28 +226,19 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 			}
 		}
 	}
-	if errors.Is(err, errTreeRefused) {
-		// Nothing to repair: the message is kin-openapi's, from its own load.
-		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, nil)
-	}
 	if err != nil {
 		return nil, explainLoadError(path, data, fetch, err)
 	}
 	spec.Doc = doc
-	switch l := spec.locate; {
-	case l.indexing:
-	case l.tree != nil:
-		l.indexInBackground()
-	case spec.unplaced && !looksLikeJSON(data):
-		// Without the loader's own tree, positions come from the locator's
-		// YAML parse, made on the other core while the stages that follow
-		// run (their warnings are placed last), once kin-openapi's own tree
-		// is garbage. (A JSON spec is scanned when asked, in a fraction of
-		// that.)
+	if spec.unplaced || spec.swaggerPlaced {
+		// Positions come from the locator (locate.go), made ready on the
+		// other core while the stages that follow run (their warnings are
+		// placed last).
+		l := spec.locate
 		l.mu.Lock()
 		go func() {
 			defer l.mu.Unlock()
-			l.root()
+			l.prepare()
 		}()
 	}
 
@@ -313,11 +294,9 @@ func (s *Spec) Release() {
 // loadDoc loads the spec with kin-openapi, reading the root from data and
 // every other file through fetch, or from files where the repair pass
 // rewrote it. reads records what was read, for the validation cache.
-// origins asks kin-openapi to record every node's position. A locator
-// with a tree holds data already parsed (tree.go), decoded instead of data
-// when nothing else is asked; what that decode refuses is errTreeRefused,
-// for the repair pass to look at, and kin-openapi's own load to word when
-// nothing can be repaired.
+// origins asks kin-openapi to record every node's position. l, for the
+// spec's first load, is given where the Swagger 2.0 document wrote what
+// the converted one holds (swagger2_layout.go).
 func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool, l *locator) (*openapi3.T, *readLog, error) {
 	if b, ok := files[locKey(location)]; ok {
 		data = b
@@ -333,38 +312,16 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 		return fetch.read(u)
 	}
 	loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(read))
-	var doc *openapi3.T
-	var err error
-	switch {
-	case l != nil && l.pieces != nil && kind != swagger2 && files == nil && !origins:
-		doc, err = decodeStream(loader, l, location)
-	case l != nil && l.tree != nil && kind != swagger2 && files == nil && !origins:
-		if doc, err = decodeTree(loader, l, location); err != nil {
-			return nil, reads, errTreeRefused
-		}
-	case kind == swagger2:
-		var valid *jsonIndex // the index of data, valid JSON (sniff)
-		if l != nil && files == nil {
-			valid = l.json
-		}
-		var x *jsonIndex
-		var layout *swagger2Layout
-		doc, x, layout, err = loadSwagger2(loader, data, location, valid)
-		if l != nil && files == nil {
-			if x != nil {
-				l.json = x // the spec's text as written
-			}
-			l.layout = layout
-		}
-	default:
-		doc, err = loader.LoadFromDataWithPath(data, location)
+	if kind != swagger2 {
+		doc, err := loader.LoadFromDataWithPath(data, location)
+		return doc, reads, err
+	}
+	doc, layout, err := loadSwagger2(loader, data, location)
+	if l != nil {
+		l.layout = layout
 	}
 	return doc, reads, err
 }
-
-// errTreeRefused is a spec kin-openapi does not load from the loader's
-// tree (tree.go).
-var errTreeRefused = errors.New("kin-openapi refuses the spec")
 
 // hasExternalRefs reports whether the spec's text has a $ref to another
 // file (or URL), without parsing it: a "$ref" key (a quote, then a colon,
@@ -458,27 +415,26 @@ func strayContent(c openapi3.Content) bool {
 	return false
 }
 
-// loadSwagger2 decodes and converts a Swagger 2.0 spec; x is the index of
-// its JSON text, when it was JSON, and layout where the 2.0 document wrote
-// what the converted one holds.
-func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL, valid *jsonIndex) (doc *openapi3.T, x *jsonIndex, layout *swagger2Layout, err error) {
+// loadSwagger2 decodes and converts a Swagger 2.0 spec; layout is where
+// the 2.0 document wrote what the converted one holds.
+func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, layout *swagger2Layout, err error) {
 	var doc2 openapi2.T
-	if x, err = unmarshalSwagger2(data, &doc2, valid); err != nil {
-		return nil, nil, nil, err
+	if err = openapi2.UnmarshalFromData(data, &doc2); err != nil {
+		return nil, nil, err
 	}
 	layout = newSwagger2Layout(&doc2) // before the converter changes doc2
 	// The converter and the ref resolver index into maps they assume are
 	// well formed; a malformed 2.0 file must be an error, not a crash.
 	defer func() {
 		if r := recover(); r != nil {
-			doc, x, layout, err = nil, nil, nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
+			doc, layout, err = nil, nil, fmt.Errorf("cannot convert Swagger 2.0 to OpenAPI 3: %v", r)
 		}
 	}()
 	doc, err = openapi2conv.ToV3WithLoader(&doc2, loader, location)
 	if err == nil {
 		requireFormBodies(doc)
 	}
-	return doc, x, layout, err
+	return doc, layout, err
 }
 
 // requireFormBodies marks the request bodies that Swagger 2.0 formData

@@ -1,10 +1,8 @@
 package load
 
 import (
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/tailormcp/tailor/internal/diag"
 )
@@ -74,40 +72,6 @@ components:
 		for _, d := range spec.Locate(ds) {
 			if want := tc.want[d.Pointer]; d.Pos != want {
 				t.Errorf("%s %s: at %v, want %v", tc.file, d.Pointer, d.Pos, want)
-			}
-		}
-	}
-}
-
-// The cursor skips to a text's last line break before an offset; its
-// lines and columns are still those of a walk over every rune (invalid
-// UTF-8, runes cut by the offset and offsets that go back included).
-func TestLineCursorCountsAsRuneWalk(t *testing.T) {
-	walk := func(c *lineCursor, off int) diag.Pos {
-		for c.off < off && c.off < len(c.data) {
-			r, size := utf8.DecodeRune(c.data[c.off:])
-			if r == '\n' {
-				c.line, c.col = c.line+1, 1
-			} else {
-				c.col++
-			}
-			c.off += size
-		}
-		return diag.Pos{File: "f", Line: c.line, Col: c.col}
-	}
-	pieces := []string{"a", "\n", "é", "€", "\xe2", "\x80", "\xff", "𝄞", " ", "\r\n"}
-	rnd := rand.New(rand.NewPCG(1, 2))
-	for range 5000 {
-		var text []byte
-		for range rnd.IntN(60) {
-			text = append(text, pieces[rnd.IntN(len(pieces))]...)
-		}
-		want, got := lineCursor{data: text, line: 1, col: 1}, lineCursor{data: text, line: 1, col: 1}
-		off := 0
-		for range 8 {
-			off = max(0, off+rnd.IntN(12)-2)
-			if w, g := walk(&want, off), got.at("f", off); w != g || want.off != got.off {
-				t.Fatalf("%q at %d: %v (offset %d), want %v (offset %d)", text, off, g, got.off, w, want.off)
 			}
 		}
 	}

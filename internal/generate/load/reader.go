@@ -49,12 +49,13 @@ var (
 	remoteTimeout       = 30 * time.Second
 )
 
-// newFetcher confines the $refs of the spec at specPath to refRoot, or to
-// the spec's own folder when refRoot is "". With files, local $refs read
-// them instead of the disk (whose folders then need not exist).
+// newFetcher confines the $refs of the spec at specPath to refRoot, or,
+// when refRoot is "", to the repository the spec is in (defaultRefRoot).
+// With files, local $refs read them instead of the disk (whose folders
+// then need not exist).
 func newFetcher(specPath, refRoot string, allowRemote bool, files *Files) (*fetcher, error) {
 	if refRoot == "" {
-		refRoot = filepath.Dir(specPath)
+		refRoot = defaultRefRoot(specPath)
 	}
 	root, err := filepath.Abs(refRoot)
 	if err != nil {
@@ -79,6 +80,28 @@ func newFetcher(specPath, refRoot string, allowRemote bool, files *Files) (*fetc
 		}
 	}
 	return f, nil
+}
+
+// defaultRefRoot is the folder a spec's $refs may read below when no
+// --ref-root says: the enclosing repository, the nearest folder up from
+// the spec's holding .git (specs split over files share folders such as
+// ../common/ beside the spec's own), else the spec's folder.
+func defaultRefRoot(specPath string) string {
+	dir := filepath.Dir(specPath)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	for at := abs; ; {
+		if _, err := os.Lstat(filepath.Join(at, ".git")); err == nil {
+			return at
+		}
+		up := filepath.Dir(at)
+		if up == at {
+			return dir
+		}
+		at = up
+	}
 }
 
 // read is a kin-openapi ReadFromURIFunc body: the bytes at location.
@@ -150,7 +173,7 @@ func (e *OutsideRootError) message(ref string) string {
 		common = filepath.Dir(common)
 	}
 	if filepath.Dir(common) == common {
-		return msg + ": tailor reads only files below the spec's folder unless --ref-root DIR names a wider one"
+		return msg + ": tailor reads only files below the spec's repository (or folder, outside one) unless --ref-root DIR names a wider one"
 	}
 	return msg + ": to allow it, run with --ref-root " + fromWorkDir(common)
 }

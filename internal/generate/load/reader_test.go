@@ -56,7 +56,7 @@ func TestRefsStayBelowTheRoot(t *testing.T) {
 		{"linked/key.yaml#/Pet", `error: $ref "linked/key.yaml#/Pet" reads api/linked/key.yaml, a link to secrets/key.yaml, outside api, the folder $refs may read: to allow it, run with --ref-root .`},
 		{"file://" + abs + "#/Pet", "outside api, the folder $refs may read"},
 		{abs + "#/Pet", "outside api, the folder $refs may read"},
-		{"/etc/passwd", "tailor reads only files below the spec's folder unless --ref-root DIR names a wider one"},
+		{"/etc/passwd", "tailor reads only files below the spec's repository (or folder, outside one) unless --ref-root DIR names a wider one"},
 	} {
 		write(t, "api/openapi.yaml", specWithRef(tc.ref))
 		_, err := Load("api/openapi.yaml", Options{SkipValidation: true})

@@ -51,7 +51,7 @@ func FuzzRepair(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()
-		kind, version, _, err := sniff(path, data)
+		kind, version, err := sniff(path, data)
 		if err != nil {
 			return
 		}

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 
-	sjson "github.com/segmentio/encoding/json"
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
@@ -80,40 +79,23 @@ func findTopLevelVersion(data []byte) []int {
 var unquotedNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 
 // sniff tells Swagger 2.0 from OpenAPI 3 by content, not by file name, and
-// rejects what is neither with the reason and the place. A JSON text is
-// checked and indexed (jsonindex.go) on both cores, and the index comes
-// back for the stages that read the text again.
-func sniff(path string, data []byte) (docKind, string, *jsonIndex, error) {
+// rejects what is neither with the reason and the place.
+func sniff(path string, data []byte) (docKind, string, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(trimmed) == 0 {
-		return 0, "", nil, diag.At(diag.Pos{File: path, Line: 1, Col: 1}, "spec is empty: expected an OpenAPI 3.0/3.1 or Swagger 2.0 description")
+		return 0, "", diag.At(diag.Pos{File: path, Line: 1, Col: 1}, "spec is empty: expected an OpenAPI 3.0/3.1 or Swagger 2.0 description")
 	}
 	at := func(key string) diag.Pos { return valuePos(path, data, key) }
 
 	var key, version string
-	var x *jsonIndex
 	switch {
 	case looksLikeJSON(data):
-		var raws map[string][]byte
-		if x = validJSONIndex(data); x != nil && x.nodes[0].kind == '{' {
-			raws = map[string][]byte{}
-			x.children(0, func(c int32) bool {
-				raws[x.key(c)] = x.raw(c)
-				return true
-			})
-		} else {
-			x = nil
-			var head map[string]json.RawMessage
-			if err := json.Unmarshal(trimmed, &head); err != nil {
-				if serr := syntaxError(path, data); serr != nil {
-					return 0, "", nil, serr
-				}
-				return 0, "", nil, notOpenAPI(path, data, "the document is not a JSON object")
+		var raws map[string]json.RawMessage
+		if err := json.Unmarshal(trimmed, &raws); err != nil {
+			if serr := syntaxError(path, data); serr != nil {
+				return 0, "", serr
 			}
-			raws = map[string][]byte{}
-			for k, v := range head {
-				raws[k] = v
-			}
+			return 0, "", notOpenAPI(path, data, "the document is not a JSON object")
 		}
 		for _, k := range []string{"swagger", "openapi"} {
 			raw, ok := raws[k]
@@ -122,7 +104,7 @@ func sniff(path string, data []byte) (docKind, string, *jsonIndex, error) {
 			}
 			key = k
 			if err := json.Unmarshal(raw, &version); err != nil {
-				return 0, "", nil, diag.At(at(k), "the `%s` field must be a string such as %s, not %s", k, example(k), raw)
+				return 0, "", diag.At(at(k), "the `%s` field must be a string such as %s, not %s", k, example(k), raw)
 			}
 			break
 		}
@@ -131,21 +113,21 @@ func sniff(path string, data []byte) (docKind, string, *jsonIndex, error) {
 			key, version = string(data[m[2]:m[3]]), string(data[m[6]:m[7]])
 			if m[4] == m[5] && unquotedNumber.MatchString(version) && !followedByMore(data[m[7]:]) {
 				line, col := lineCol(data, m[6])
-				return 0, "", nil, diag.At(diag.Pos{File: path, Line: line, Col: col},
+				return 0, "", diag.At(diag.Pos{File: path, Line: line, Col: col},
 					"YAML reads %s: %s as a number, and the version must be a string: write %s: \"%s\"", key, version, key, version)
 			}
 			break
 		}
 		var doc yaml.Node
 		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return 0, "", nil, diag.YAML(path, err)
+			return 0, "", diag.YAML(path, err)
 		}
 		root := &doc
 		if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
 			root = root.Content[0]
 		}
 		if root.Kind != yaml.MappingNode {
-			return 0, "", nil, notOpenAPI(path, data, "the document is "+kindOf(root)+", not a mapping")
+			return 0, "", notOpenAPI(path, data, "the document is "+kindOf(root)+", not a mapping")
 		}
 		for _, k := range []string{"swagger", "openapi"} {
 			v := mapValue(root, k)
@@ -154,7 +136,7 @@ func sniff(path string, data []byte) (docKind, string, *jsonIndex, error) {
 			}
 			key = k
 			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
-				return 0, "", nil, diag.At(diag.Pos{File: path, Line: v.Line, Col: v.Column}, "the `%s` field must be a string such as %s, not %s", k, example(k), kindOf(v))
+				return 0, "", diag.At(diag.Pos{File: path, Line: v.Line, Col: v.Column}, "the `%s` field must be a string such as %s, not %s", k, example(k), kindOf(v))
 			}
 			version = v.Value
 			break
@@ -163,35 +145,13 @@ func sniff(path string, data []byte) (docKind, string, *jsonIndex, error) {
 
 	switch {
 	case key == "":
-		return 0, "", nil, notOpenAPI(path, data, "no top-level `openapi` or `swagger` field")
+		return 0, "", notOpenAPI(path, data, "no top-level `openapi` or `swagger` field")
 	case key == "swagger" && strings.HasPrefix(version, "2."):
-		return swagger2, version, x, nil
+		return swagger2, version, nil
 	case key == "openapi" && strings.HasPrefix(version, "3."):
-		return openAPI3, version, x, nil
+		return openAPI3, version, nil
 	}
-	return 0, "", nil, diag.At(at(key), "unsupported %s version %q: tailor reads Swagger 2.0 and OpenAPI 3.0/3.1", key, version)
-}
-
-// validJSONIndex indexes a JSON text that is valid JSON, or returns nil.
-func validJSONIndex(data []byte) *jsonIndex {
-	if x := newJSONIndex(data); x != nil && validJSON(data, x) {
-		return x
-	}
-	return nil
-}
-
-// maxJSONDepth is encoding/json's limit on nesting: a text nested deeper
-// is not valid to it.
-const maxJSONDepth = 10000
-
-// validJSON is json.Valid(data) for a text x indexes, in a fifth of its
-// time (kubernetes: 3 ms, not 14): segmentio/encoding's parser, which
-// accepts what encoding/json accepts (TestValidJSONAsEncodingJSON) but
-// has no limit on nesting, which is checked on the index first (a
-// recursive parser of a text nested millions deep would exhaust the
-// stack).
-func validJSON(data []byte, x *jsonIndex) bool {
-	return x.depth <= maxJSONDepth && sjson.Valid(data)
+	return 0, "", diag.At(at(key), "unsupported %s version %q: tailor reads Swagger 2.0 and OpenAPI 3.0/3.1", key, version)
 }
 
 // followedByMore reports whether a version the regexp stopped reading at
