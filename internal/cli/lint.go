@@ -22,7 +22,7 @@ for what makes agents fail: descriptions too short to say when to use a tool, wr
 when-to-use and when-not guidance, writes that ask the model for an amount the API can quote,
 identity arguments (customer_id, user_id, ...) the model fills, values listed in a description
 but missing from the enum, ambiguous or mismatched argument names, names too long or clashing,
-near-duplicate tools, instructions hidden in spec text (tool poisoning), and a tools/list over
+names that say read on a tool that writes, near-duplicate tools, instructions hidden in spec text (tool poisoning), and a tools/list over
 the token budget.
 
 Each finding is file:line:col (in the overlay where the tool has an entry, else at the operation

@@ -15,6 +15,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-openapi/jsonpointer"
 
+	"github.com/tailormcp/tailor/internal/confusable"
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/load"
@@ -214,9 +215,13 @@ func (b *builder) toolName(o operation, ptr string, pos diag.Pos) string {
 	first := shorten(base, MaxToolName, b.common)
 	// Named after method and path too: two paths can snake_case alike
 	// (/v1/items.json, /v1/items-json).
-	what := fmt.Sprintf("operationId %q", o.op.OperationID)
-	if SnakeCase(o.op.OperationID) == "" {
-		what = o.method + " " + o.path
+	what, source := fmt.Sprintf("operationId %q", o.op.OperationID), o.op.OperationID
+	if nameOf(o.op.OperationID) == "" {
+		what, source = o.method+" "+o.path, o.path
+	}
+	if _, replaced := confusable.ToLatin(source); len(replaced) > 0 {
+		b.diags.Warnf(pos, ptr, "%s spells the tool's name with letters of other scripts that look like Latin ones (%s); read as it looks, the tool is named %q: spell the name in Latin letters in the spec, or rename the tool in the overlay",
+			what, lookAlikes(replaced), name)
 	}
 	if other := b.names[first]; other != "" {
 		b.diags.Warnf(pos, ptr, "%s gives tool name %q, already used by %s; this tool is named %q", what, first, other, name)
@@ -230,9 +235,9 @@ func (b *builder) toolName(o operation, ptr string, pos diag.Pos) string {
 // baseName is a tool's name before shortening and de-duplication: the
 // operationId in snake_case, else method and path.
 func baseName(o operation) string {
-	base := SnakeCase(o.op.OperationID)
+	base := nameOf(o.op.OperationID)
 	if base == "" {
-		base = SnakeCase(strings.ToLower(o.method) + " " + o.path)
+		base = nameOf(strings.ToLower(o.method) + " " + o.path)
 	}
 	if base == "" {
 		base = strings.ToLower(o.method)

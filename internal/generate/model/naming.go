@@ -3,9 +3,12 @@ package model
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/tailormcp/tailor/internal/confusable"
 )
 
 // MaxToolName is the longest tool name tailor emits. The MCP spec allows
@@ -49,6 +52,30 @@ func SnakeCase(s string) string {
 		}
 	}
 	return strings.Trim(b.String(), "_")
+}
+
+// nameOf is the snake_case name of an operationId or a method and path,
+// read as it looks: letters of other scripts that look like Latin ones
+// are spelt in Latin ("get_usеr" with a Cyrillic е is get_user, not
+// get_us_r), so that a name cannot hide what it says.
+func nameOf(s string) string {
+	latin, _ := confusable.ToLatin(s)
+	return SnakeCase(latin)
+}
+
+// lookAlikes describes letters read as Latin ones: `Cyrillic U+0435 "е"
+// as "e"`.
+func lookAlikes(rs []rune) string {
+	var parts []string
+	seen := map[rune]bool{}
+	for _, r := range rs {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		parts = append(parts, fmt.Sprintf("%s U+%04X %q as %q", confusable.Script(r), r, string(r), confusable.Latin(r)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // shorten fits a snake_case name into max characters by dropping its

@@ -2,8 +2,11 @@ package model
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tailormcp/tailor/internal/generate/load"
 )
 
 // TestShortenKeepsTheTail: names that differ only at the end stay apart,
@@ -65,5 +68,39 @@ func TestArgNameAsExpression(t *testing.T) {
 		if got, want := ArgName(name), viaExpression(name); got != want {
 			t.Fatalf("ArgName(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// TestLookAlikeNames: an operationId (or, without one, a path) spelt with
+// letters of other scripts that look like Latin ones names its tool as it
+// looks, with a warning that shows the original and the letters, where it
+// used to lose the letter silently (a DELETE get_usеr became get_us_r). A
+// word of another script is left alone.
+func TestLookAlikeNames(t *testing.T) {
+	spec := `{"openapi": "3.0.3", "info": {"title": "Users", "version": "1"}, "paths": {
+  "/users/{id}": {"delete": {"operationId": "get_us\u0435r", "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}], "responses": {"204": {"description": "ok"}}}},
+  "/\u043erders": {"get": {"responses": {"200": {"description": "ok"}}}},
+  "/catalogue": {"get": {"operationId": "\u0441\u043f\u0438\u0441\u043e\u043a", "responses": {"200": {"description": "ok"}}}}}}`
+	loaded, err := load.LoadData("openapi.json", []byte(spec), load.Options{SkipValidation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, warnings := Raw(loaded, Options{Name: "users"})
+	var names []string
+	for _, tool := range api.Tools {
+		names = append(names, tool.Name)
+	}
+	if want := []string{"get_catalogue", "get_user", "get_orders"}; !slices.Equal(names, want) {
+		t.Errorf("names %q, want %q", names, want)
+	}
+	var said []string
+	for _, w := range warnings {
+		if strings.Contains(w.Message, "look like Latin") {
+			said = append(said, w.Message)
+		}
+	}
+	if len(said) != 2 || !strings.Contains(said[1], `GET /оrders`) || !strings.Contains(said[1], `Cyrillic U+043E "о" as "o"`) ||
+		!strings.Contains(said[0], `operationId "get_usеr"`) || !strings.Contains(said[0], `Cyrillic U+0435 "е" as "e"`) || !strings.Contains(said[0], `named "get_user"`) {
+		t.Errorf("warnings:\n%s", strings.Join(said, "\n"))
 	}
 }

@@ -1,9 +1,12 @@
 // Package render is the last stage of the pipeline: it turns the IR into Go
-// source files, one template per file, in gofmt's form (parts.go).
+// source files, one template per file, each formatted with go/format.
 package render
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"go/format"
 	"strconv"
 	"strings"
 	"text/template"
@@ -34,7 +37,10 @@ type File struct {
 
 var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"quote": goString}).ParseFS(templates.FS, "*.go.tmpl"))
 
-// Render produces the files of api, in a fixed order.
+// Render produces the files of api, in a fixed order. Each file is its
+// template run whole, then formatted whole with go/format: the templates
+// and the printers of view.go write plain Go, and gofmt decides its layout.
+// The files are rendered at once, one per core.
 func Render(api *ir.API, opts Options) ([]File, error) {
 	if !ValidPackage(opts.Package) {
 		return nil, fmt.Errorf("package name %q is not a valid Go identifier", opts.Package)
@@ -44,50 +50,52 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Every part of every file is printed (and formatted where it must
-	// be, parts.go) on its own, on every core; each lands at its index,
-	// so the files do not depend on which finished first.
-	var parts []*part
-	for _, o := range outputs {
-		o.split()
-		parts = append(parts, o.parts...)
-	}
-	parallel.For(len(parts), func(i int) { parts[i].render(v, opts.Package) })
-	files := make([]File, 0, len(outputs))
-	for _, o := range outputs {
-		src, err := o.join()
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, File{Path: o.path, Content: src})
+	files := make([]File, len(outputs))
+	errs := make([]error, len(outputs))
+	parallel.For(len(outputs), func(i int) { files[i], errs[i] = v.file(outputs[i]) })
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return files, nil
 }
 
-// outputs are the files of the view, each with its template and items.
-func (v *view) outputs(opts Options) ([]*output, error) {
-	outputs := []*output{
-		{path: "server.go", tmpl: "server.go.tmpl"},
-		{path: "tools.go", tmpl: "tools.go.tmpl", items: len(v.Tools), checkComments: true,
-			size:      func(i int) int { return v.Tools[i].size() },
-			canonical: func(i int) bool { return v.Tools[i].Canonical },
-			print:     func(src *source, i int) error { return tmpl.ExecuteTemplate(src, "tool", v.Tools[i]) }},
-		{path: "schemas.go", tmpl: "schemas.go.tmpl", items: len(v.Schemas),
-			size:      func(i int) int { return v.Schemas[i].size() },
-			canonical: func(i int) bool { return v.Schemas[i].Canonical },
-			print:     func(src *source, i int) error { *src = v.Schemas[i].print(*src); return nil }},
-	}
+// output is one generated file: its path and the template that writes it.
+type output struct{ path, tmpl string }
+
+// outputs are the files of the view.
+func (v *view) outputs(opts Options) ([]output, error) {
+	outputs := []output{{"server.go", "server.go.tmpl"}, {"tools.go", "tools.go.tmpl"}, {"schemas.go", "schemas.go.tmpl"}}
 	if opts.Main {
 		if opts.Package == "main" {
-			outputs = append(outputs, &output{path: "main.go", tmpl: "main.go.tmpl"})
+			outputs = append(outputs, output{"main.go", "main.go.tmpl"})
 		} else {
 			if opts.ImportPath == "" {
 				return nil, fmt.Errorf("--main needs the generated package's import path (run inside a Go module, or pass --import-path)")
 			}
-			outputs = append(outputs, &output{path: "cmd/" + v.API.Name + "/main.go", tmpl: "main.go.tmpl"})
+			outputs = append(outputs, output{"cmd/" + v.API.Name + "/main.go", "main.go.tmpl"})
 		}
 	}
 	return outputs, nil
+}
+
+// file runs o's template and formats what it wrote.
+func (v *view) file(o output) (File, error) {
+	var src bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&src, o.tmpl, v); err != nil {
+		return File{}, fmt.Errorf("rendering %s: %w", o.path, err)
+	}
+	out, err := formatSource(o.path, src.Bytes())
+	return File{Path: o.path, Content: out}, err
+}
+
+// formatSource formats a generated file; source that does not parse is
+// a tailor bug, shown with the lines around the error, numbered.
+func formatSource(path string, src []byte) ([]byte, error) {
+	out, err := format.Source(src)
+	if err != nil {
+		return nil, fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", path, err, excerpt(src, err))
+	}
+	return out, nil
 }
 
 // goString renders s as a Go string literal: a raw string when that is
@@ -99,7 +107,8 @@ func goString(s string) string {
 	return strconv.Quote(s)
 }
 
-// excerpt shows the lines around a go/format error, numbered.
+// excerpt shows the lines around a go/format error, numbered, the
+// error's marked.
 func excerpt(src []byte, err error) string {
 	line := 0
 	if msg := err.Error(); msg != "" {
@@ -114,7 +123,11 @@ func excerpt(src []byte, err error) string {
 	}
 	var b strings.Builder
 	for i := lo; i < hi; i++ {
-		fmt.Fprintf(&b, "%5d  %s\n", i+1, lines[i])
+		mark := ' '
+		if i+1 == line {
+			mark = '>'
+		}
+		fmt.Fprintf(&b, "%5d %c %s\n", i+1, mark, lines[i])
 	}
 	return b.String()
 }

@@ -21,32 +21,10 @@ type schemaConst struct {
 	Tool, Kind string
 	// JSON is the schema as the generator wrote it (compact).
 	JSON string
-	// Canonical says the constant prints in gofmt's form (parts.go): the
-	// tool's name in its comment is kept by gofmt's doc comment printer.
-	Canonical bool
 }
 
-// print appends the constant's declaration, as schemas.go holds it. The
-// literal is written straight into the part's source: through
-// text/template, each was copied twice more (fmt's buffer, then the
-// part's).
-func (sc *schemaConst) print(b []byte) []byte {
-	b = append(b, "\n// "...)
-	b = append(b, sc.Name...)
-	b = append(b, " is the "...)
-	b = append(b, sc.Kind...)
-	b = append(b, " of "...)
-	b = append(b, sc.Tool...)
-	b = append(b, ".\nconst "...)
-	b = append(b, sc.Name...)
-	b = append(b, " = "...)
-	b = appendSchemaLiteral(b, sc.JSON)
-	return append(b, '\n')
-}
-
-// size estimates the bytes print appends: indentation makes the schemas
-// of the corpus 1.2 to 1.8 times as long.
-func (sc *schemaConst) size() int { return 64 + 2*len(sc.Name) + len(sc.Tool) + len(sc.JSON)*3/2 }
+// Literal is the constant's value as Go (appendSchemaLiteral).
+func (sc schemaConst) Literal() string { return string(appendSchemaLiteral(nil, sc.JSON)) }
 
 // appendSchemaLiteral appends a schema's constant as Go: its JSON indented
 // with tabs, one member or element per line, as json.Indent(schema, "",

@@ -59,9 +59,6 @@ type toolView struct {
 	// ConfirmCalls are a confirm tool's calls on its quote, with what
 	// each does.
 	ConfirmCalls []confirmCallView
-	// Canonical says the tool's literal prints in gofmt's form (parts.go
-	// checks its comments as printed).
-	Canonical bool
 }
 
 // confirmCallView is one call of a confirm tool's handler.
@@ -140,8 +137,7 @@ func (tv *toolView) print() []schemaConst {
 		}
 		name := tv.Handler + sc.field
 		names[sc.field] = name
-		consts = append(consts, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, JSON: sc.text,
-			Canonical: docSafe(t.Def.Name)})
+		consts = append(consts, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, JSON: sc.text})
 	}
 	p := goValue{custom: func(path string, f reflect.Value) (string, bool) {
 		switch {
@@ -155,7 +151,6 @@ func (tv *toolView) print() []schemaConst {
 		return "", false
 	}}
 	tv.Literal = p.print(t.Def)
-	tv.Canonical = p.canonical
 	return consts
 }
 

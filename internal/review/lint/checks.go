@@ -69,6 +69,37 @@ func (l *linter) writeGuidance(ti *toolInfo) {
 	}
 }
 
+// ReadVerbs are the first words of a name that says the tool only reads.
+var ReadVerbs = map[string]bool{"get": true, "list": true, "search": true, "find": true, "fetch": true, "read": true, "show": true,
+	"describe": true, "view": true, "lookup": true, "retrieve": true, "query": true, "count": true}
+
+// readNameOnWrite: a tool that writes (its annotations are not read-only:
+// a POST, PUT, PATCH or DELETE the overlay did not mark read_only) must
+// not be named as a read.
+func (l *linter) readNameOnWrite(ti *toolInfo) {
+	t := ti.t
+	w := words(t.Name)
+	if t.Annotations.ReadOnly || len(w) == 0 || !ReadVerbs[w[0]] {
+		return
+	}
+	what, rename := "a composed tool whose steps are not all reads", ""
+	if c := t.Call; c != nil {
+		what = c.Method + " " + c.Path
+		switch c.Method {
+		case "DELETE":
+			rename = "delete"
+		case "PUT", "PATCH":
+			rename = "update"
+		}
+	}
+	if rename != "" && len(w) > 1 {
+		rename = " (`" + rename + "_" + strings.Join(w[1:], "_") + "`)"
+	} else {
+		rename = ""
+	}
+	l.add(Finding{Rule: "read-name-on-write", Tool: t.Name, Pos: l.toolPos(t), Message: fmt.Sprintf("tool `%s` is named as a read (`%s`) but it writes (%s); name it for what it changes%s, or mark it read_only in the overlay if the call changes nothing", t.Name, w[0], what, rename)})
+}
+
 // --- arguments ---
 
 // MoneyWords are the words of an argument name that make it money-like.

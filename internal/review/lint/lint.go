@@ -2,9 +2,9 @@
 // curated — for the problems that make agents fail: descriptions that do
 // not say when to use a tool, writes that ask the model for money or for
 // the caller's identity, values listed in prose instead of an enum, names
-// that are ambiguous, mismatched, too long or clashing, near-duplicate
-// tools, instructions hidden in spec text (tool poisoning), and a tool list
-// over its token budget.
+// that are ambiguous, mismatched, too long or clashing, a name that says
+// read on a tool that writes, near-duplicate tools, instructions hidden in
+// spec text (tool poisoning), and a tool list over its token budget.
 //
 // Each finding has a rule id (Rules lists them, each with the reason it
 // exists), a severity, and a position: in the overlay where the tool has an
@@ -111,6 +111,7 @@ func Run(api, raw *ir.API, ov *overlay.Overlay, opts Options) *Result {
 	for _, ti := range l.tools {
 		l.description(ti)
 		l.writeGuidance(ti)
+		l.readNameOnWrite(ti)
 		l.money(ti)
 		l.identity(ti)
 		l.credential(ti)

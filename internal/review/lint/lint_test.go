@@ -238,3 +238,52 @@ func TestPoisonedServerText(t *testing.T) {
 		t.Errorf("findings: %q", msgs)
 	}
 }
+
+// TestReadNameOnWrite: a tool named as a read (get_, list_, search_ ...)
+// that writes is an error at its place, with a name to use; a read, a
+// write named for what it does, and a write the overlay marks read_only
+// pass; an overlay switches the rule off for one tool.
+func TestReadNameOnWrite(t *testing.T) {
+	tool := func(name, method string) *ir.Tool {
+		return &ir.Tool{Name: name, Description: "Does it.", Annotations: ir.Annotations{ReadOnly: method == "GET"}, InputSchema: json.RawMessage(`{"type":"object"}`),
+			Origin: ir.Origin{File: "openapi.yaml", Line: 7, Col: 5}, Call: &ir.Call{Method: method, Path: "/users/{id}"}}
+	}
+	searchPost := tool("search_users", "POST")
+	searchPost.Annotations.ReadOnly = true // the overlay's read_only: true
+	api := &ir.API{Name: "x", Source: ir.Source{SpecPath: "openapi.yaml"}, Tools: []*ir.Tool{
+		tool("get_user", "DELETE"), tool("listUsers", "PATCH"), tool("fetch-user", "POST"),
+		tool("get_users", "GET"), tool("delete_user", "DELETE"), tool("getaway", "POST"), searchPost,
+	}}
+	found := func(res *Result) map[string]string {
+		out := map[string]string{}
+		for _, f := range res.Findings {
+			if f.Rule == "read-name-on-write" {
+				out[f.Tool] = f.Pos.String() + ": " + string(f.Severity) + ": " + f.Message
+			}
+		}
+		return out
+	}
+	got := found(Run(api, api, nil, Options{}))
+	want := map[string]string{
+		"get_user":   "openapi.yaml:7:5: error: tool `get_user` is named as a read (`get`) but it writes (DELETE /users/{id}); name it for what it changes (`delete_user`)",
+		"listUsers":  "openapi.yaml:7:5: error: tool `listUsers` is named as a read (`list`) but it writes (PATCH /users/{id}); name it for what it changes (`update_users`)",
+		"fetch-user": "openapi.yaml:7:5: error: tool `fetch-user` is named as a read (`fetch`) but it writes (POST /users/{id}); name it for what it changes, or",
+	}
+	if len(got) != len(want) {
+		t.Errorf("findings for %d tools, want %d: %q", len(got), len(want), got)
+	}
+	for name, w := range want {
+		if !strings.HasPrefix(got[name], w) {
+			t.Errorf("%s:\n got %q\nwant %q...", name, got[name], w)
+		}
+	}
+	ov := &overlay.Overlay{Path: "overlay.yaml", Tools: []*overlay.Tool{{Name: "get_user", Pos: diag.Pos{File: "overlay.yaml", Line: 3, Col: 3},
+		Lint: []*overlay.LintDisable{{Rule: "read-name-on-write", Reason: "the API's name; the description says it deletes"}}}}}
+	res := Run(api, api, ov, Options{})
+	if got := found(res); got["get_user"] != "" || got["listUsers"] == "" {
+		t.Errorf("with get_user's switch-off: %q", got)
+	}
+	if len(res.Suppressed) != 1 || res.Suppressed[0].Rule != "read-name-on-write" {
+		t.Errorf("suppressed %+v", res.Suppressed)
+	}
+}

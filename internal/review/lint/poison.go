@@ -10,9 +10,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mtibben/confusables"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/tailormcp/tailor/internal/confusable"
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
 )
@@ -23,8 +23,8 @@ import (
 // by NFKC; invisible characters (zero-width, bidi controls, Unicode tags)
 // are removed and reported on their own; whitespace, line breaks included,
 // is folded to single spaces; and letters of other scripts that look like
-// Latin ones (Cyrillic о, Greek ο) are mapped to them through the Unicode
-// confusables table (TR39), for the English patterns. The patterns for
+// Latin ones (Cyrillic о, Greek ο) are mapped to them (package
+// confusable), for the English patterns. The patterns for
 // other languages run on the text before that mapping.
 
 // invisible classifies characters that render as nothing or reorder what
@@ -82,7 +82,7 @@ func normalize(s string) normalized {
 			l.WriteRune(r)
 			continue
 		}
-		if sk := latinSkeleton(r); sk != "" {
+		if sk := confusable.Latin(r); sk != "" {
 			l.WriteString(sk)
 			continue
 		}
@@ -101,19 +101,6 @@ func wordAround(s string, i int, r rune) bool {
 	prev, _ := utf8.DecodeLastRuneInString(before)
 	next, _ := utf8.DecodeRuneInString(after)
 	return isWord(prev) && isWord(next)
-}
-
-// latinSkeleton is the ASCII letter a non-ASCII letter is confusable with
-// (Cyrillic а → a), or "".
-func latinSkeleton(r rune) string {
-	if !unicode.IsLetter(r) {
-		return ""
-	}
-	sk := confusables.Skeleton(string(r))
-	if len(sk) != 1 || sk[0] >= utf8.RuneSelf || !unicode.IsLetter(rune(sk[0])) {
-		return ""
-	}
-	return sk
 }
 
 type poisonPattern struct {
