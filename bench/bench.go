@@ -85,8 +85,7 @@ func FullConfig() Config {
 // QuickConfig is --quick: the bundled example only, every figure measured
 // once or twice, a few seconds of load.
 func QuickConfig() Config {
-	return Config{Alt: true, Runs: 2, Rounds: 1, Calls: 40, Clients: 32, Warmup: 200 * time.Millisecond, Duration: time.Second, Tokens: true, Dynamic: true,
-		Scale: []int{500}, ScaleBuild: 500}
+	return Config{Alt: true, Runs: 2, Rounds: 1, Calls: 40, Clients: 32, Warmup: 200 * time.Millisecond, Duration: time.Second, Tokens: true, Dynamic: true}
 }
 
 // RepoRoot is the root of the checkout this package is in.
