@@ -124,6 +124,7 @@ func OfTool(t *ir.Tool) *Tool {
 		ReadOnly: t.Annotations.ReadOnly, Destructive: t.Annotations.Destructive,
 		Idempotent: t.Annotations.Idempotent, OpenWorld: t.Annotations.OpenWorld,
 		InputSchema: string(t.InputSchema), OutputSchema: string(t.OutputSchema),
+		StrictSchema: string(t.StrictSchema), StrictPlan: string(t.StrictPlan),
 		Confirms: t.Confirms, Messages: t.Messages, Scopes: t.Scopes, Toolset: t.Toolset, Writes: t.Writes(),
 	}
 	lt := &Tool{Def: def}
