@@ -335,7 +335,9 @@ func typesOfNode(m map[string]any) []string {
 			out = append(out, t)
 		}
 	}
-	if len(out) > 0 && !slices.ContainsFunc(out, func(t string) bool { return t == "object" || t == "array" || strings.HasPrefix(t, "map") || strings.HasPrefix(t, "[]") }) {
+	if len(out) > 0 && !slices.ContainsFunc(out, func(t string) bool {
+		return t == "object" || t == "array" || strings.HasPrefix(t, "map") || strings.HasPrefix(t, "[]")
+	}) {
 		return out
 	}
 	return nil
