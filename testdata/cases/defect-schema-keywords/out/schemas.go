@@ -75,6 +75,125 @@ const createEventInputSchema = `{
 	"type": "object"
 }`
 
+// createEventStrictSchema is the listed inputSchema (strict form) of create_event.
+const createEventStrictSchema = `{
+	"$defs": {
+		"Click": {
+			"additionalProperties": false,
+			"properties": {
+				"type": {
+					"enum": [
+						"click",
+						null
+					],
+					"type": [
+						"string",
+						"null"
+					]
+				},
+				"x": {
+					"type": [
+						"integer",
+						"null"
+					]
+				}
+			},
+			"required": [
+				"type",
+				"x"
+			],
+			"type": "object"
+		},
+		"Kind": {
+			"enum": [
+				"ui",
+				"api"
+			],
+			"type": "string"
+		},
+		"View": {
+			"additionalProperties": false,
+			"properties": {
+				"page": {
+					"type": [
+						"string",
+						"null"
+					]
+				},
+				"type": {
+					"enum": [
+						"view",
+						null
+					],
+					"type": [
+						"string",
+						"null"
+					]
+				}
+			},
+			"required": [
+				"page",
+				"type"
+			],
+			"type": "object"
+		}
+	},
+	"additionalProperties": false,
+	"properties": {
+		"kind": {
+			"anyOf": [
+				{
+					"$ref": "#/$defs/Kind"
+				},
+				{
+					"type": "null"
+				}
+			]
+		},
+		"name": {
+			"description": "What happened.",
+			"type": "string"
+		},
+		"payload": {
+			"anyOf": [
+				{
+					"$ref": "#/$defs/Click"
+				},
+				{
+					"$ref": "#/$defs/View"
+				},
+				{
+					"type": "null"
+				}
+			]
+		},
+		"tags": {
+			"items": {
+				"anyOf": [
+					{
+						"type": "string"
+					},
+					{
+						"description": "",
+						"type": "null"
+					}
+				]
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"kind",
+		"name",
+		"payload",
+		"tags"
+	],
+	"type": "object"
+}`
+
 // createEventOutputSchema is the outputSchema of create_event.
 const createEventOutputSchema = `{
 	"properties": {
