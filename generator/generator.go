@@ -197,9 +197,7 @@ func Run(opts Options) (*Output, error) {
 	}
 	n := len(out.warnings)
 	out.warnings = append(out.warnings, relevant(modelWarnings, api)...)
-	if !opts.FullSchemas {
-		out.warnings = append(out.warnings, model.Strict(api)...)
-	}
+	out.warnings = append(out.warnings, model.Listed(api, opts.FullSchemas)...)
 	if !spec.Origins() {
 		out.unplaced = out.warnings[n:len(out.warnings):len(out.warnings)]
 	}

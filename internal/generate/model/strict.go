@@ -9,6 +9,23 @@ import (
 	"github.com/tailormcp/tailor/internal/parallel"
 )
 
+// MaxDescription bounds a tool's description, in bytes: Codex cuts plugin
+// tool descriptions there, and every byte is paid on every turn.
+const MaxDescription = 1000
+
+// Listed makes what tools/list shows of the curated tool set api: each
+// description within MaxDescription (cut at a sentence boundary), and,
+// unless full, the strict form of each input schema (Strict).
+func Listed(api *ir.API, full bool) []diag.Diagnostic {
+	for _, t := range api.Tools {
+		t.Description = schema.TrimText(schema.PlainText(t.Description), MaxDescription)
+	}
+	if full {
+		return nil
+	}
+	return Strict(api)
+}
+
 // Strict gives every tool of api the strict form of its input schema
 // (schema.ToStrict), which the server lists: the schema every major model
 // API accepts for strict function calling. The full schema stays the

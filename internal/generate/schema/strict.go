@@ -3,8 +3,10 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Strict mode. The clients people use hand a tool's inputSchema to their
@@ -43,6 +45,42 @@ var strictFormats = map[string]bool{
 // StrictMaxDepth is how many objects and arrays deep a strict schema
 // spells out inline; a value deeper is JSON text. OpenAI allows 10 levels.
 const StrictMaxDepth = 8
+
+// ToolBudget is the size in bytes a tool's listed input schema should keep
+// within. A schema that is larger is listed at the first of the levels
+// below that fits (the last when none does): every argument stays, typed;
+// what goes first is the text and the structure deep inside request
+// bodies, which make most of a large API's tokens (stripe's form bodies)
+// and little of what a model needs to choose and call a tool. The full
+// schema still validates every call, and its errors say what is wrong.
+const ToolBudget = 800
+
+// A level says how much a strict schema spells out. Depths count the root
+// 0, an argument 1, its fields 2.
+type level struct {
+	// argText and fieldText bound descriptions, in bytes (TrimText): an
+	// argument's, and those deeper (0: none).
+	argText, fieldText int
+	// summary is the depth from which an object's fields are not spelled
+	// out: it is JSON text, and its description names its fields.
+	summary int
+	// optionalText: optional arguments keep their descriptions.
+	optionalText bool
+	// lengths: string length bounds are said in descriptions.
+	lengths bool
+	// maxEnum, when positive, is the most values an enum lists; a longer
+	// one is said in the description by a few of its values (the full
+	// schema's error lists them all when the model picks another).
+	maxEnum int
+}
+
+var levels = []level{
+	{argText: 400, fieldText: 160, summary: 3, optionalText: true, lengths: true},
+	{argText: 160, fieldText: 0, summary: 3, optionalText: true},
+	{argText: 100, fieldText: 0, summary: 2, optionalText: true},
+	{argText: 80, fieldText: 0, summary: 2, optionalText: false},
+	{argText: 80, fieldText: 0, summary: 1, optionalText: false, maxEnum: 24},
+}
 
 // StrictPlan says how to map a call made against a strict schema back to
 // the full schema's shape. A node is one of a JSON value's places; only
@@ -88,11 +126,19 @@ func ToStrict(full []byte) (*StrictForm, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &strictConv{defs: map[string]any{}, plans: map[string]*StrictPlan{}, lostSeen: map[string]bool{}}
-	if d, ok := root["$defs"].(map[string]any); ok {
-		st.full = d
-		delete(root, "$defs")
+	defs, _ := root["$defs"].(map[string]any)
+	delete(root, "$defs")
+	var sf *StrictForm
+	for _, lv := range levels {
+		if sf, err = toStrict(root, defs, lv); err != nil || len(sf.Schema) <= ToolBudget {
+			break
+		}
 	}
+	return sf, err
+}
+
+func toStrict(root, defs map[string]any, lv level) (*StrictForm, error) {
+	st := &strictConv{full: defs, lv: lv, defs: map[string]any{}, plans: map[string]*StrictPlan{}, lostSeen: map[string]bool{}}
 	out, plan := st.node(root, "", 0, true)
 	m, _ := out.(map[string]any)
 	if m == nil || m["type"] != "object" {
@@ -131,6 +177,7 @@ func ToStrict(full []byte) (*StrictForm, error) {
 }
 
 type strictConv struct {
+	lv    level
 	full  map[string]any
 	defs  map[string]any
 	plans map[string]*StrictPlan
@@ -189,7 +236,7 @@ func (st *strictConv) node(s any, where string, depth int, root bool) (any, *Str
 		return jsonText("", "Any JSON value, written as JSON text.")
 	}
 	m = st.flatten(m, 0)
-	desc := notes(m)
+	desc := st.notes(m, depth)
 	if ref, ok := m["$ref"].(string); ok {
 		if name, target := st.resolve(ref); target != nil {
 			st.ref(name)
@@ -267,7 +314,15 @@ func (st *strictConv) node(s any, where string, depth int, root bool) (any, *Str
 		return jsonText(desc, "Written as JSON text.")
 	}
 	if e, ok := m["enum"].([]any); ok {
-		out["enum"] = e
+		if st.lv.maxEnum > 0 && len(e) > st.lv.maxEnum && out["type"] == "string" {
+			some := make([]string, 0, 4)
+			for _, v := range e[:4] {
+				some = append(some, string(Marshal(v)))
+			}
+			desc = joinDesc(desc, fmt.Sprintf("One of %d values such as %s.", len(e), strings.Join(some, ", ")))
+		} else {
+			out["enum"] = e
+		}
 	}
 	if c, ok := m["const"]; ok {
 		out["enum"] = []any{c}
@@ -355,14 +410,15 @@ func (st *strictConv) object(m map[string]any, where string, depth int, root boo
 		if b, ok := ap.(bool); hasAP && ok && !b {
 			return closedObject(map[string]any{}), nil
 		}
-		if depth >= StrictMaxDepth && !root {
-			return nil, nil
+		if depth >= st.lv.summary && !root {
+			*desc = joinDesc(*desc, "A JSON object, as JSON text.")
+			return map[string]any{"type": "string"}, &StrictPlan{JSON: true}
 		}
 		if vm, ok := ap.(map[string]any); hasAP && ok && len(vm) > 0 {
 			// A map: pairs, each value in strict form.
 			v, vp := st.node(vm, where+"/additionalProperties", depth+2, false)
 			pair := closedObject(map[string]any{"key": map[string]any{"type": "string"}, "value": v})
-			*desc = joinDesc(*desc, "An object written as a list of its key/value pairs.")
+			*desc = joinDesc(*desc, "Key/value pairs.")
 			if vp.empty() {
 				vp = &StrictPlan{}
 			}
@@ -375,8 +431,13 @@ func (st *strictConv) object(m map[string]any, where string, depth int, root boo
 		*desc = joinDesc(*desc, out.(map[string]any)["description"].(string))
 		return map[string]any{"type": "string"}, plan
 	}
-	if depth >= StrictMaxDepth && !root {
-		return nil, nil
+	if depth >= st.lv.summary && !root {
+		names := sortedKeys(props)
+		if len(names) > 12 {
+			names = append(names[:12], "…")
+		}
+		*desc = joinDesc(*desc, "An object with fields "+strings.Join(names, ", ")+", as JSON text.")
+		return map[string]any{"type": "string"}, &StrictPlan{JSON: true}
 	}
 	if hasAP {
 		if b, ok := ap.(bool); !ok || b {
@@ -392,9 +453,20 @@ func (st *strictConv) object(m map[string]any, where string, depth int, root boo
 	outProps := make(map[string]any, len(props))
 	plan := &StrictPlan{}
 	for _, name := range sortedKeys(props) {
-		sub, sp := st.node(props[name], where+"/properties/"+name, depth+1, false)
+		in := props[name]
+		if pm, ok := in.(map[string]any); ok && root && !required[name] && !st.lv.optionalText {
+			// The spec's text goes; what the conversion says (JSON
+			// text, pairs) stays.
+			in = withoutKey(pm, "description")
+		}
+		sub, sp := st.node(in, where+"/properties/"+name, depth+1, false)
 		sm, _ := sub.(map[string]any)
 		if !required[name] {
+			if root && isEmptyObject(sm) {
+				// An optional object that can only be {} (stripe's GET
+				// form bodies) says nothing: it is left out of the list.
+				continue
+			}
 			sm = nullable(sm)
 			plan.Optional = append(plan.Optional, name)
 		}
@@ -491,7 +563,7 @@ func (st *strictConv) scalar(m map[string]any, types []string, desc *string) map
 				lengths = append(lengths, fmt.Sprintf("at most %v", v))
 			}
 		}
-		if len(lengths) > 0 {
+		if len(lengths) > 0 && st.lv.lengths {
 			*desc = joinDesc(*desc, "Length: "+strings.Join(lengths, ", ")+" characters.")
 		}
 		if e, ok := m["contentEncoding"].(string); ok && e != "" {
@@ -512,11 +584,13 @@ func (st *strictConv) scalar(m map[string]any, types []string, desc *string) map
 
 // notes is a schema's description with what the strict subset cannot say
 // as keywords: deprecation and the default.
-func notes(m map[string]any) string {
+func (st *strictConv) notes(m map[string]any, depth int) string {
 	d, _ := m["description"].(string)
-	if d == "" {
-		d, _ = m["title"].(string)
+	budget := st.lv.fieldText
+	if depth <= 1 {
+		budget = st.lv.argText
 	}
+	d = TrimText(PlainText(d), budget)
 	if dep, _ := m["deprecated"].(bool); dep {
 		d = joinDesc("Deprecated.", d)
 	}
@@ -814,4 +888,63 @@ func mergeSchemas(a, b map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// TrimText shortens s to at most max bytes, ending at the last sentence
+// that fits; when not even the first sentence fits, at the last word that
+// does, followed by "…". Text within max is returned as it is.
+func TrimText(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= max {
+		return s
+	}
+	if max <= 0 {
+		return ""
+	}
+	cut := s[:max]
+	best := -1
+	for i := 0; i+1 < len(cut); i++ {
+		if (cut[i] == '.' || cut[i] == '!' || cut[i] == '?') && (cut[i+1] == ' ' || cut[i+1] == '\n') {
+			best = i + 1
+		}
+	}
+	if best > max/4 {
+		return strings.TrimSpace(cut[:best])
+	}
+	room := max - len("…")
+	cut = s[:room]
+	for !utf8.ValidString(cut) && len(cut) > 0 {
+		cut = cut[:len(cut)-1]
+	}
+	if i := strings.LastIndexAny(cut, " \n\t"); i > room/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " \n\t,;:") + "…"
+}
+
+var (
+	htmlTag    = regexp.MustCompile(`(?i)</?(p|br|code|strong|em|b|i|a|ul|ol|li|span|div|h[1-6])(\s[^<>]*)?/?>`)
+	htmlBreak  = regexp.MustCompile(`(?i)</p>\s*<p>|<br\s*/?>|</li>`)
+	spaceRun   = regexp.MustCompile(`[ \t]+`)
+	htmlEntity = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&quot;", `"`, "&#39;", "'", "&nbsp;", " ")
+)
+
+// PlainText turns the HTML of a description (stripe writes <p>, <code>,
+// <a href>) into text: the tags cost tokens (and six bytes each once
+// encoded as \u003c) and tell the model nothing. Text without tags is
+// returned as it is.
+func PlainText(s string) string {
+	if !strings.Contains(s, "<") || !htmlTag.MatchString(s) {
+		return s
+	}
+	s = htmlBreak.ReplaceAllString(s, "\n")
+	s = htmlTag.ReplaceAllString(s, "")
+	s = htmlEntity.Replace(s)
+	return strings.TrimSpace(spaceRun.ReplaceAllString(s, " "))
+}
+
+// isEmptyObject reports whether s admits only {} (and null).
+func isEmptyObject(s map[string]any) bool {
+	props, _ := s["properties"].(map[string]any)
+	return s["additionalProperties"] == false && len(props) == 0 && s["type"] == "object"
 }

@@ -222,3 +222,48 @@ func TestCheckStrictFindsBreaks(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimTextAtSentences(t *testing.T) {
+	s := "First sentence here. Second one follows. Third is the longest of them all."
+	if got := TrimText(s, 45); got != "First sentence here. Second one follows." {
+		t.Errorf("TrimText 45 = %q", got)
+	}
+	if got := TrimText(s, 200); got != s {
+		t.Errorf("TrimText 200 = %q", got)
+	}
+	if got := TrimText("one very long sentence without any stop at all in it", 20); got != "one very long…" {
+		t.Errorf("TrimText without a stop = %q", got)
+	}
+	if got := TrimText(strings.Repeat("word ", 400), 1000); len(got) > 1000 {
+		t.Errorf("TrimText 1000 gives %d bytes", len(got))
+	}
+	if got := PlainText("<p>Creates a <code>customer</code> &amp; more.</p><p>Then this.</p>"); got != "Creates a customer & more.\nThen this." {
+		t.Errorf("PlainText = %q", got)
+	}
+}
+
+// A schema over ToolBudget is listed at a leaner level: every argument
+// stays, objects become JSON text naming their fields, and the plan parses
+// them back.
+func TestStrictBudgetSummarises(t *testing.T) {
+	var props []string
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		props = append(props, `"`+n+`":{"type":"object","description":"`+strings.Repeat("Long text about it. ", 8)+`","properties":{"x":{"type":"integer"},"y":{"type":"string"}}}`)
+	}
+	full := `{"type":"object","properties":{` + strings.Join(props, ",") + `,"id":{"type":"string","description":"The id."}},"required":["id"]}`
+	root, plan, _ := strictCase(t, full)
+	sf, _ := ToStrict([]byte(full))
+	if len(sf.Schema) > len(full)/2 {
+		t.Errorf("listed schema is %d bytes, the full one %d", len(sf.Schema), len(full))
+	}
+	if got := len(root["properties"].(map[string]any)); got != 9 {
+		t.Errorf("%d arguments listed, want 9", got)
+	}
+	a := prop(root, "a")
+	if compact(a["type"]) != `["string","null"]` || !strings.Contains(a["description"].(string), "fields x, y, as JSON text") || !plan.Props["a"].JSON {
+		t.Errorf("a = %s, plan %s", compact(a), compact(plan.Props["a"]))
+	}
+	if prop(root, "id")["description"] != "The id." {
+		t.Errorf("id = %s", compact(prop(root, "id")))
+	}
+}
