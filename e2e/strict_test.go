@@ -42,17 +42,35 @@ func TestStrictFormCalls(t *testing.T) {
 		}
 		return args
 	}
-	r := srv.Call(t, "put_widget", must(`{"id":"w1","verbose":null,"limit":null,"tags":["a","b"],
-		"body":{"name":"ab","labels":[{"key":"env","value":"prod"},{"key":"team","value":"core"}],"extra":"{\"x\":1,\"y\":[true]}",
-		"size":"small","window":{"from":1,"to":null},"anything":null,"homepage":null,
-		"parent":{"name":"root","children":[{"name":"kid","children":null}]}}}`))
+	r := srv.Call(t, "put_widget", must(`{"id":"w1","verbose":null,
+		"body":{"name":"ab","labels":[{"key":"env","value":"prod"},{"key":"team","value":"core"}],"extra":"{\"x\":1,\"y\":[true]}"}}`))
 	if r.IsError {
 		t.Fatalf("strict-form call refused: %s", testkit.Text(r))
 	}
 	got := backend.Last(t)
-	eq(t, "method and path", got.Method+" "+got.RawPath, "PUT /api/widgets/w1")
-	eq(t, "query", got.Query, "tags=a&tags=b")
-	eq(t, "body", canonJSON(t, got.Body), `{"extra":{"x":1,"y":[true]},"labels":{"env":"prod","team":"core"},"name":"ab","parent":{"children":[{"name":"kid"}],"name":"root"},"size":"small","window":{"from":1}}`)
+	eq(t, "method and path", got.Method+" "+got.RawPath+"?"+got.Query, "PUT /api/widgets/w1?")
+	eq(t, "body", canonJSON(t, got.Body), `{"extra":{"x":1,"y":[true]},"labels":{"env":"prod","team":"core"},"name":"ab"}`)
+
+	r = srv.Call(t, "reshape_widget", must(`{"id":"w1","limit":null,"tags":["a","b"],"size":"small","window":{"from":1,"to":null},"anything":null,"homepage":null}`))
+	if r.IsError {
+		t.Fatalf("strict-form call refused: %s", testkit.Text(r))
+	}
+	got = backend.Last(t)
+	eq(t, "reshape request", got.Method+" "+got.RawPath+"?"+got.Query, "PATCH /api/widgets/w1/shape?tags=a&tags=b")
+	eq(t, "reshape body", canonJSON(t, got.Body), `{"size":"small","window":{"from":1}}`)
+
+	r = srv.Call(t, "plant_tree", must(`{"name":"root","children":[{"name":"kid","children":null}]}`))
+	if r.IsError {
+		t.Fatalf("strict-form call refused: %s", testkit.Text(r))
+	}
+	eq(t, "plant_tree body", canonJSON(t, backend.Last(t).Body), `{"children":[{"name":"kid"}],"name":"root"}`)
+
+	// A body over the listed budget: its object fields are JSON text.
+	r = srv.Call(t, "bulk_job", must(`{"name":"j","alpha":"{\"enabled\":true,\"level\":3}","bravo":null,"charlie":null,"delta":null,"echo":null,"foxtrot":null}`))
+	if r.IsError {
+		t.Fatalf("strict-form call refused: %s", testkit.Text(r))
+	}
+	eq(t, "bulk_job body", canonJSON(t, backend.Last(t).Body), `{"alpha":{"enabled":true,"level":3},"name":"j"}`)
 
 	r = srv.Call(t, "add_note", must(`{"title":"hi","due":null,"meta":{"source":null}}`))
 	if r.IsError {
@@ -69,7 +87,7 @@ func TestStrictFormCalls(t *testing.T) {
 
 	// The full schema still validates: a name too short is refused with
 	// what the model needs to fix it.
-	r = srv.Call(t, "put_widget", must(`{"id":"w3","verbose":null,"limit":null,"tags":null,"body":{"name":"a"}}`))
+	r = srv.Call(t, "put_widget", must(`{"id":"w3","verbose":null,"body":{"name":"a","labels":null,"extra":null}}`))
 	if !r.IsError {
 		t.Fatalf("a name of one character was accepted")
 	}
