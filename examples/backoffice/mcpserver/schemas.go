@@ -782,15 +782,12 @@ const updateShippingAddressStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"city": {
-			"description": "City",
 			"type": "string"
 		},
 		"country": {
-			"description": "Country",
 			"type": "string"
 		},
 		"line1": {
-			"description": "Line1",
 			"type": "string"
 		},
 		"line2": {
@@ -802,19 +799,15 @@ const updateShippingAddressStrictSchema = `{
 					"description": "",
 					"type": "null"
 				}
-			],
-			"description": "Line2"
+			]
 		},
 		"name": {
-			"description": "Name",
 			"type": "string"
 		},
 		"order_id": {
-			"description": "Order Id",
 			"type": "string"
 		},
 		"postal_code": {
-			"description": "Postal Code",
 			"type": "string"
 		}
 	},

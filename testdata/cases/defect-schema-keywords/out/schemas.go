@@ -79,30 +79,8 @@ const createEventInputSchema = `{
 const createEventStrictSchema = `{
 	"$defs": {
 		"Click": {
-			"additionalProperties": false,
-			"properties": {
-				"type": {
-					"enum": [
-						"click",
-						null
-					],
-					"type": [
-						"string",
-						"null"
-					]
-				},
-				"x": {
-					"type": [
-						"integer",
-						"null"
-					]
-				}
-			},
-			"required": [
-				"type",
-				"x"
-			],
-			"type": "object"
+			"description": "An object with fields type, x, as JSON text.",
+			"type": "string"
 		},
 		"Kind": {
 			"enum": [
@@ -112,30 +90,8 @@ const createEventStrictSchema = `{
 			"type": "string"
 		},
 		"View": {
-			"additionalProperties": false,
-			"properties": {
-				"page": {
-					"type": [
-						"string",
-						"null"
-					]
-				},
-				"type": {
-					"enum": [
-						"view",
-						null
-					],
-					"type": [
-						"string",
-						"null"
-					]
-				}
-			},
-			"required": [
-				"page",
-				"type"
-			],
-			"type": "object"
+			"description": "An object with fields page, type, as JSON text.",
+			"type": "string"
 		}
 	},
 	"additionalProperties": false,

@@ -218,25 +218,8 @@ const createOrderInputSchema = `{
 const createOrderStrictSchema = `{
 	"$defs": {
 		"Item": {
-			"additionalProperties": false,
-			"properties": {
-				"quantity": {
-					"minimum": 1,
-					"type": [
-						"integer",
-						"null"
-					]
-				},
-				"sku": {
-					"description": "Length: at most 12 characters.",
-					"type": "string"
-				}
-			},
-			"required": [
-				"quantity",
-				"sku"
-			],
-			"type": "object"
+			"description": "An object with fields quantity, sku, as JSON text.",
+			"type": "string"
 		}
 	},
 	"additionalProperties": false,
@@ -255,28 +238,12 @@ const createOrderStrictSchema = `{
 		"payment": {
 			"anyOf": [
 				{
-					"additionalProperties": false,
-					"properties": {
-						"card": {
-							"type": "string"
-						}
-					},
-					"required": [
-						"card"
-					],
-					"type": "object"
+					"description": "An object with fields card, as JSON text.",
+					"type": "string"
 				},
 				{
-					"additionalProperties": false,
-					"properties": {
-						"iban": {
-							"type": "string"
-						}
-					},
-					"required": [
-						"iban"
-					],
-					"type": "object"
+					"description": "An object with fields iban, as JSON text.",
+					"type": "string"
 				},
 				{
 					"type": "null"

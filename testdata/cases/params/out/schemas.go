@@ -134,11 +134,10 @@ const updateRepoStrictSchema = `{
 			]
 		},
 		"body_name": {
-			"description": "(Sent as body field ` + "`" + `name` + "`" + `; named body_name because another input is called name.)\n\nThe new name.",
+			"description": "(Sent as body field ` + "`" + `name` + "`" + `; named body_name because another input is called…",
 			"type": "string"
 		},
 		"expand": {
-			"description": "(Sent as query parameter ` + "`" + `expand[]` + "`" + `.)",
 			"items": {
 				"type": "string"
 			},
@@ -148,25 +147,13 @@ const updateRepoStrictSchema = `{
 			]
 		},
 		"filter": {
-			"additionalProperties": false,
-			"properties": {
-				"archived": {
-					"type": [
-						"boolean",
-						"null"
-					]
-				}
-			},
-			"required": [
-				"archived"
-			],
+			"description": "An object with fields archived, as JSON text.",
 			"type": [
-				"object",
+				"string",
 				"null"
 			]
 		},
 		"name": {
-			"description": "Name to look the repository up by.",
 			"type": [
 				"string",
 				"null"
@@ -183,7 +170,6 @@ const updateRepoStrictSchema = `{
 			]
 		},
 		"query_org": {
-			"description": "Same name as the path parameter. (Sent as query parameter ` + "`" + `org` + "`" + `; named query_org because another input is called org.)",
 			"type": [
 				"string",
 				"null"
@@ -199,7 +185,7 @@ const updateRepoStrictSchema = `{
 			]
 		},
 		"where": {
-			"description": "A JSON object, written as JSON text.",
+			"description": "A JSON object, as JSON text.",
 			"type": [
 				"string",
 				"null"

@@ -41,7 +41,7 @@ var updateRepoTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  updateRepoInputSchema,
 	StrictSchema: updateRepoStrictSchema,
-	StrictPlan:   `{"o":["X-Request-Id","expand","filter","name","private","query_org","session","where"],"p":{"filter":{"o":["archived"]},"where":{"j":true}}}`,
+	StrictPlan:   `{"o":["X-Request-Id","expand","filter","name","private","query_org","session","where"],"p":{"filter":{"j":true},"where":{"j":true}}}`,
 	Toolset:      "orgs",
 	Writes:       true,
 }
