@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -122,14 +123,40 @@ type StrictForm struct {
 // ToStrict rewrites a full input schema (a generated tool's, whose root is
 // an object) into the strict subset.
 func ToStrict(full []byte) (*StrictForm, error) {
-	root, err := Decode(full)
-	if err != nil {
+	var parts map[string]json.RawMessage
+	if err := json.Unmarshal(full, &parts); err != nil {
 		return nil, err
 	}
-	defs, _ := root["$defs"].(map[string]any)
-	delete(root, "$defs")
+	// The definitions are decoded when a level reaches them: the leaner
+	// levels reach few of a large schema's.
+	defs := &lazyDefs{decoded: map[string]any{}}
+	if raw, ok := parts["$defs"]; ok {
+		if err := json.Unmarshal(raw, &defs.raw); err != nil {
+			return nil, err
+		}
+		delete(parts, "$defs")
+	}
+	root := make(map[string]any, len(parts))
+	for k, raw := range parts {
+		v, err := decodeValue(raw)
+		if err != nil {
+			return nil, err
+		}
+		root[k] = v
+	}
 	var sf *StrictForm
-	for _, lv := range levels {
+	var err error
+	// Levels that spell out all of a schema many times the budget would
+	// not fit: they are not tried (kubernetes' bodies, tens of kilobytes,
+	// would be converted whole twice for nothing).
+	first := 0
+	switch {
+	case len(full) > 16*ToolBudget:
+		first = 2
+	case len(full) > 4*ToolBudget:
+		first = 1
+	}
+	for _, lv := range levels[first:] {
 		if sf, err = toStrict(root, defs, lv); err != nil || len(sf.Schema) <= ToolBudget {
 			break
 		}
@@ -137,7 +164,38 @@ func ToStrict(full []byte) (*StrictForm, error) {
 	return sf, err
 }
 
-func toStrict(root, defs map[string]any, lv level) (*StrictForm, error) {
+// lazyDefs are a schema's $defs, each decoded on first use.
+type lazyDefs struct {
+	raw     map[string]json.RawMessage
+	decoded map[string]any
+}
+
+func (d *lazyDefs) get(name string) any {
+	if v, ok := d.decoded[name]; ok {
+		return v
+	}
+	raw, ok := d.raw[name]
+	if !ok {
+		return nil
+	}
+	v, err := decodeValue(raw)
+	if err != nil {
+		v = nil
+	}
+	d.decoded[name] = v
+	return v
+}
+
+// decodeValue decodes JSON with numbers as json.Number, as Decode does.
+func decodeValue(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+func toStrict(root map[string]any, defs *lazyDefs, lv level) (*StrictForm, error) {
 	st := &strictConv{full: defs, lv: lv, defs: map[string]any{}, plans: map[string]*StrictPlan{}, lostSeen: map[string]bool{}}
 	out, plan := st.node(root, "", 0, true)
 	m, _ := out.(map[string]any)
@@ -150,7 +208,7 @@ func toStrict(root, defs map[string]any, lv level) (*StrictForm, error) {
 	for len(st.queue) > 0 {
 		name := st.queue[0]
 		st.queue = st.queue[1:]
-		d, p := st.node(st.full[name], "#/$defs/"+name, 1, false)
+		d, p := st.node(st.full.get(name), "#/$defs/"+name, 1, false)
 		st.defs[name] = d
 		if !p.empty() {
 			st.plans[name] = p
@@ -178,7 +236,7 @@ func toStrict(root, defs map[string]any, lv level) (*StrictForm, error) {
 
 type strictConv struct {
 	lv    level
-	full  map[string]any
+	full  *lazyDefs
 	defs  map[string]any
 	plans map[string]*StrictPlan
 	// queue lists referenced definitions not converted yet.
@@ -215,7 +273,7 @@ func (st *strictConv) resolve(ref string) (string, map[string]any) {
 	if !ok {
 		return "", nil
 	}
-	m, _ := st.full[name].(map[string]any)
+	m, _ := st.full.get(name).(map[string]any)
 	return name, m
 }
 
