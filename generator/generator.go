@@ -67,6 +67,9 @@ type Options struct {
 	// Strict turns overlay actions that match nothing, and spec defects the
 	// loader would repair or leave out, into errors.
 	Strict bool
+	// FullSchemas lists every tool's full input schema, rather than its
+	// strict form (model.Strict), for clients that read all of JSON Schema.
+	FullSchemas bool
 }
 
 // Output is every stage's output of one run.
@@ -194,6 +197,7 @@ func Run(opts Options) (*Output, error) {
 	}
 	n := len(out.warnings)
 	out.warnings = append(out.warnings, relevant(modelWarnings, api)...)
+	out.warnings = append(out.warnings, model.Listed(api, opts.FullSchemas)...)
 	if !spec.Origins() {
 		out.unplaced = out.warnings[n:len(out.warnings):len(out.warnings)]
 	}

@@ -109,6 +109,7 @@ func (k *Runtime) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool
 		c.argsPreview = string(raw[:min(len(raw), 200)])
 		return c, errorResult(c.say("arguments_not_object", nil))
 	}
+	t.fromStrict(c.args)
 	for name, d := range t.Defaults {
 		if _, given := c.args[name]; !given {
 			c.args[name] = Fixed(d).V

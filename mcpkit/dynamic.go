@@ -263,7 +263,11 @@ func (k *Runtime) describeTool(_ context.Context, _ *mcp.CallToolRequest, sel *s
 	if e == nil || !sel.allows(e.tool) {
 		return errorResult(k.unknownTool(DescribeToolTool, name, sel))
 	}
-	def, err := json.MarshalIndent(e.def, "", "  ")
+	// The full input schema: call_tool's arguments are not held to the
+	// strict form the tool list uses, so the model may see all of it.
+	full := *e.def
+	full.InputSchema = rawSchema(e.tool.InputSchema)
+	def, err := json.MarshalIndent(&full, "", "  ")
 	if err != nil {
 		return errorResult(k.render("internal_error", DescribeToolTool, nil, nil))
 	}

@@ -24,6 +24,11 @@ type Tool struct {
 	// InputSchema and OutputSchema are JSON Schema 2020-12 documents.
 	InputSchema  string
 	OutputSchema string
+	// StrictSchema, when set, is listed instead of InputSchema: its form
+	// in the subset model APIs accept as strict; StrictPlan maps a call in
+	// that form back (strict.go).
+	StrictSchema string
+	StrictPlan   string
 	// Security lists alternative sets of security scheme names; the first
 	// set whose credentials are all configured is applied.
 	Security [][]string
@@ -102,6 +107,9 @@ func (t *Tool) Definition() *mcp.Tool {
 	}
 	if t.OutputSchema != "" {
 		def.OutputSchema = rawSchema(t.OutputSchema)
+	}
+	if t.StrictSchema != "" {
+		def.InputSchema = rawSchema(t.StrictSchema)
 	}
 	return def
 }

@@ -28,8 +28,12 @@ func addGenerateFlags(f *pflag.FlagSet, o *generator.Options, omitVersion *bool,
 	f.BoolVar(&o.AllowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs (off: a spec should not make tailor send requests)")
 	f.StringVar(&o.RefRoot, "ref-root", "", refRootUsage)
 	f.BoolVar(&o.SkipValidation, "no-validate", false, "skip strict spec validation (it only produces warnings)")
+	f.BoolVar(&o.FullSchemas, "full-schemas", false, fullSchemasUsage)
 	f.BoolVar(omitVersion, "omit-version", false, "leave tailor's version out of the generated header (stable golden files)")
 }
+
+// fullSchemasUsage explains --full-schemas wherever it is declared.
+const fullSchemasUsage = "list each tool's full JSON Schema instead of its strict form (the subset model APIs accept as strict; calls are checked against the full schema either way)"
 
 // refRootUsage explains --ref-root wherever it is declared.
 const refRootUsage = "folder local $refs may read files below (default: the enclosing repository, the nearest folder holding .git, else the spec's folder)"

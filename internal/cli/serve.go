@@ -60,5 +60,6 @@ $TAILOR_CACHE, else tailor/ under the user cache directory; TAILOR_CACHE=off bui
 	f.BoolVar(&o.AllowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs")
 	f.StringVar(&o.RefRoot, "ref-root", "", refRootUsage)
 	f.BoolVar(&o.SkipValidation, "no-validate", false, "skip strict spec validation (it only produces warnings)")
+	f.BoolVar(&o.FullSchemas, "full-schemas", false, fullSchemasUsage)
 	return cmd
 }

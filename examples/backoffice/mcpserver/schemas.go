@@ -20,6 +20,21 @@ const getOrderInputSchema = `{
 	"type": "object"
 }`
 
+// getOrderStrictSchema is the listed inputSchema (strict form) of get_order.
+const getOrderStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"order_id": {
+			"description": "Order number as the customer gives it, e.g. \"5531\".",
+			"type": "string"
+		}
+	},
+	"required": [
+		"order_id"
+	],
+	"type": "object"
+}`
+
 // getOrderOutputSchema is the outputSchema of get_order.
 const getOrderOutputSchema = `{
 	"$defs": {
@@ -265,6 +280,21 @@ const orderStatusInputSchema = `{
 	"type": "object"
 }`
 
+// orderStatusStrictSchema is the listed inputSchema (strict form) of order_status.
+const orderStatusStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"order_id": {
+			"description": "Order number as the customer gives it, e.g. \"5531\".",
+			"type": "string"
+		}
+	},
+	"required": [
+		"order_id"
+	],
+	"type": "object"
+}`
+
 // orderStatusOutputSchema is the outputSchema of order_status.
 const orderStatusOutputSchema = `{
 	"properties": {
@@ -297,6 +327,30 @@ const quoteRefundInputSchema = `{
 		"order_id": {
 			"description": "Order number, e.g. \"5531\".",
 			"title": "Order Id",
+			"type": "string"
+		}
+	},
+	"required": [
+		"line_item_ids",
+		"order_id"
+	],
+	"type": "object"
+}`
+
+// quoteRefundStrictSchema is the listed inputSchema (strict form) of quote_refund.
+const quoteRefundStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"line_item_ids": {
+			"description": "The line_item_id values (from get_order) of the items to cancel and refund.",
+			"items": {
+				"type": "string"
+			},
+			"minItems": 1,
+			"type": "array"
+		},
+		"order_id": {
+			"description": "Order number, e.g. \"5531\".",
 			"type": "string"
 		}
 	},
@@ -452,6 +506,21 @@ const refundItemsInputSchema = `{
 	"type": "object"
 }`
 
+// refundItemsStrictSchema is the listed inputSchema (strict form) of refund_items.
+const refundItemsStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"quote_id": {
+			"description": "The quote_id that quote_refund returned, for the quote the user agreed to. Nothing else can be passed: the values come from the quote.",
+			"type": "string"
+		}
+	},
+	"required": [
+		"quote_id"
+	],
+	"type": "object"
+}`
+
 // refundItemsOutputSchema is the outputSchema of refund_items.
 const refundItemsOutputSchema = `{
 	"properties": {
@@ -509,6 +578,52 @@ const createReturnInputSchema = `{
 		"kind",
 		"line_item_ids",
 		"order_id"
+	],
+	"type": "object"
+}`
+
+// createReturnStrictSchema is the listed inputSchema (strict form) of create_return.
+const createReturnStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"kind": {
+			"description": "refund: money back; exchange: the same item again, e.g. for a defect.",
+			"enum": [
+				"refund",
+				"exchange"
+			],
+			"type": "string"
+		},
+		"line_item_ids": {
+			"description": "The line_item_id values (from get_order) of the delivered items going back.",
+			"items": {
+				"type": "string"
+			},
+			"minItems": 1,
+			"type": "array"
+		},
+		"order_id": {
+			"description": "Order number, e.g. \"5531\".",
+			"type": "string"
+		},
+		"reason": {
+			"anyOf": [
+				{
+					"type": "string"
+				},
+				{
+					"description": "",
+					"type": "null"
+				}
+			],
+			"description": "What the customer said is wrong, in a few words."
+		}
+	},
+	"required": [
+		"kind",
+		"line_item_ids",
+		"order_id",
+		"reason"
 	],
 	"type": "object"
 }`
@@ -655,6 +770,52 @@ const updateShippingAddressInputSchema = `{
 		"city",
 		"country",
 		"line1",
+		"name",
+		"order_id",
+		"postal_code"
+	],
+	"type": "object"
+}`
+
+// updateShippingAddressStrictSchema is the listed inputSchema (strict form) of update_shipping_address.
+const updateShippingAddressStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"city": {
+			"type": "string"
+		},
+		"country": {
+			"type": "string"
+		},
+		"line1": {
+			"type": "string"
+		},
+		"line2": {
+			"anyOf": [
+				{
+					"type": "string"
+				},
+				{
+					"description": "",
+					"type": "null"
+				}
+			]
+		},
+		"name": {
+			"type": "string"
+		},
+		"order_id": {
+			"type": "string"
+		},
+		"postal_code": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"city",
+		"country",
+		"line1",
+		"line2",
 		"name",
 		"order_id",
 		"postal_code"

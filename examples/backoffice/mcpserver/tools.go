@@ -21,6 +21,7 @@ var getOrderTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getOrderInputSchema,
 	OutputSchema: getOrderOutputSchema,
+	StrictSchema: getOrderStrictSchema,
 	Scopes:       []string{"orders:read"},
 	Text:         "Order {{.body.order_id}} ({{.body.status}}): {{len .body.line_items}} items, paid NT${{money .body.paid}}{{if .body.coupon}} with coupon {{.body.coupon.code}} ({{.body.coupon.description}}){{end}}.",
 	Errors: []mcpkit.ErrorRule{
@@ -47,6 +48,7 @@ var orderStatusTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  orderStatusInputSchema,
 	OutputSchema: orderStatusOutputSchema,
+	StrictSchema: orderStatusStrictSchema,
 	Scopes:       []string{"orders:read"},
 	Text:         "Order {{.steps.order.body.order_id}} ({{.steps.order.body.status}}): {{len .steps.shipments.body}} shipments, {{len .steps.refunds.body}} refunds.",
 	Errors: []mcpkit.ErrorRule{
@@ -97,6 +99,7 @@ var quoteRefundTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  quoteRefundInputSchema,
 	OutputSchema: quoteRefundOutputSchema,
+	StrictSchema: quoteRefundStrictSchema,
 	Scopes:       []string{"refunds:write"},
 	Text:         `Refund of NT${{money .body.amount}} for {{join (pluck .body.line_items "name") ", "}}. How: {{.body.explanation}}.`,
 	Errors: []mcpkit.ErrorRule{
@@ -130,6 +133,7 @@ var refundItemsTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  refundItemsInputSchema,
 	OutputSchema: refundItemsOutputSchema,
+	StrictSchema: refundItemsStrictSchema,
 	Scopes:       []string{"refunds:write"},
 	Text:         "{{if .steps.cancel.items}}Cancelled shipment of {{range $i, $c := .steps.cancel.items}}{{if $i}}, {{end}}{{$c.name}} ×{{$c.quantity}}{{end}}; {{end}}refunded NT${{money .steps.refund.body.amount}} to the original payment method ({{.steps.refund.body.method}}), refund {{.steps.refund.body.refund_id}}. How: {{.quote.body.explanation}}.",
 	Errors: []mcpkit.ErrorRule{
@@ -201,6 +205,8 @@ var createReturnTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  createReturnInputSchema,
 	OutputSchema: createReturnOutputSchema,
+	StrictSchema: createReturnStrictSchema,
+	StrictPlan:   `{"o":["reason"]}`,
 	Scopes:       []string{"returns:write"},
 	Text:         `Return {{.body.return_id}} ({{.body.kind}}) created{{if eq .body.kind "refund"}}: refund of NT${{money .body.refund_amount}}{{end}}. How: {{.body.explanation}}. Shipping label: {{.body.label_url}}`,
 	Errors: []mcpkit.ErrorRule{
@@ -232,6 +238,8 @@ var updateShippingAddressTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  updateShippingAddressInputSchema,
 	OutputSchema: updateShippingAddressOutputSchema,
+	StrictSchema: updateShippingAddressStrictSchema,
+	StrictPlan:   `{"o":["line2"]}`,
 	Scopes:       []string{"orders:write"},
 	Errors: []mcpkit.ErrorRule{
 		{Status: []string{"409"}, Body: map[string]any{"code": "already_shipped"}, Text: "{{.body.detail}} The address can no longer be changed; tell the customer to contact the carrier."},

@@ -33,6 +33,52 @@ const listPetsInputSchema = `{
 	"type": "object"
 }`
 
+// listPetsStrictSchema is the listed inputSchema (strict form) of list_pets.
+const listPetsStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"limit": {
+			"description": "Default: 20.",
+			"maximum": 50,
+			"minimum": 1,
+			"type": [
+				"integer",
+				"null"
+			]
+		},
+		"species": {
+			"enum": [
+				"cat",
+				"dog",
+				"rabbit",
+				null
+			],
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"status": {
+			"description": "Default: \"available\".",
+			"enum": [
+				"available",
+				"adopted",
+				null
+			],
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"limit",
+		"species",
+		"status"
+	],
+	"type": "object"
+}`
+
 // listPetsOutputSchema is the outputSchema of list_pets.
 const listPetsOutputSchema = `{
 	"$defs": {
@@ -103,6 +149,20 @@ const getPetInputSchema = `{
 	"type": "object"
 }`
 
+// getPetStrictSchema is the listed inputSchema (strict form) of get_pet.
+const getPetStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"petId": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"petId"
+	],
+	"type": "object"
+}`
+
 // getPetOutputSchema is the outputSchema of get_pet.
 const getPetOutputSchema = `{
 	"properties": {
@@ -142,6 +202,25 @@ const getPetOutputSchema = `{
 
 // adoptPetInputSchema is the inputSchema of adopt_pet.
 const adoptPetInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"adopter": {
+			"description": "Full name of the adopting person.",
+			"type": "string"
+		},
+		"petId": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"adopter",
+		"petId"
+	],
+	"type": "object"
+}`
+
+// adoptPetStrictSchema is the listed inputSchema (strict form) of adopt_pet.
+const adoptPetStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"adopter": {

@@ -81,6 +81,10 @@ type Tool struct {
 	// InputSchema is the tool's inputSchema: a JSON object schema, compact,
 	// with keys in sorted order.
 	InputSchema json.RawMessage
+	// StrictSchema is InputSchema in the subset model APIs accept as
+	// strict, which tools/list shows instead (nil: InputSchema is listed);
+	// StrictPlan maps a call in that form back (schema.StrictPlan, JSON).
+	StrictSchema, StrictPlan json.RawMessage
 	// OutputSchema is the tool's outputSchema, or nil when the response is
 	// not JSON.
 	OutputSchema json.RawMessage

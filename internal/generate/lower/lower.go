@@ -129,6 +129,7 @@ func ofTool(t *ir.Tool, texts *schemaTexts) *Tool {
 		ReadOnly: t.Annotations.ReadOnly, Destructive: t.Annotations.Destructive,
 		Idempotent: t.Annotations.Idempotent, OpenWorld: t.Annotations.OpenWorld,
 		InputSchema: texts.of(t.InputSchema), OutputSchema: texts.of(t.OutputSchema),
+		StrictSchema: texts.of(t.StrictSchema), StrictPlan: texts.of(t.StrictPlan),
 		Confirms: t.Confirms, Messages: t.Messages, Scopes: t.Scopes, Toolset: t.Toolset, Writes: t.Writes(),
 	}
 	lt := &Tool{Def: def}

@@ -131,7 +131,7 @@ func (tv *toolView) print() []schemaConst {
 	}
 	var consts []schemaConst
 	names := map[string]string{}
-	for _, sc := range []struct{ field, kind, text string }{{"InputSchema", "inputSchema", t.Def.InputSchema}, {"OutputSchema", "outputSchema", t.Def.OutputSchema}} {
+	for _, sc := range []struct{ field, kind, text string }{{"InputSchema", "inputSchema", t.Def.InputSchema}, {"StrictSchema", "listed inputSchema (strict form)", t.Def.StrictSchema}, {"OutputSchema", "outputSchema", t.Def.OutputSchema}} {
 		if sc.text == "" {
 			continue
 		}
@@ -141,7 +141,7 @@ func (tv *toolView) print() []schemaConst {
 	}
 	p := goValue{custom: func(path string, f reflect.Value) (string, bool) {
 		switch {
-		case path == "InputSchema" || path == "OutputSchema":
+		case path == "InputSchema" || path == "StrictSchema" || path == "OutputSchema":
 			name, ok := names[path]
 			return name, ok
 		case strings.HasPrefix(path, "Steps[") && strings.HasSuffix(path, "].Request"):
@@ -287,7 +287,7 @@ func (ids idents) take(base string) string {
 
 // derived are the suffixes of the identifiers declared beside a tool's
 // handler: its definition and its schemas.
-var derived = []string{"", "Tool", "InputSchema", "OutputSchema"}
+var derived = []string{"", "Tool", "InputSchema", "StrictSchema", "OutputSchema"}
 
 // clash reports whether name or an identifier derived from it is taken.
 func (ids idents) clash(name string) bool {

@@ -15,6 +15,23 @@ const listReportsWholeOrganisationIncludingArchivedDeletedOnesInputSchema = `{
 	"type": "object"
 }`
 
+// listReportsWholeOrganisationIncludingArchivedDeletedOnesStrictSchema is the listed inputSchema (strict form) of list_reports_whole_organisation_including_archived_deleted_ones.
+const listReportsWholeOrganisationIncludingArchivedDeletedOnesStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"code": {
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"code"
+	],
+	"type": "object"
+}`
+
 // getReportInputSchema is the inputSchema of get_report.
 const getReportInputSchema = `{
 	"additionalProperties": false,
@@ -27,6 +44,27 @@ const getReportInputSchema = `{
 		}
 	},
 	"required": [
+		"id"
+	],
+	"type": "object"
+}`
+
+// getReportStrictSchema is the listed inputSchema (strict form) of get_report.
+const getReportStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"format": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"id": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"format",
 		"id"
 	],
 	"type": "object"

@@ -14,12 +14,14 @@ import (
 
 // listReportsWholeOrganisationIncludingArchivedDeletedOnesTool is GET /reports (operationId listReportsForTheWholeOrganisationIncludingArchivedAndDeletedOnes).
 var listReportsWholeOrganisationIncludingArchivedDeletedOnesTool = &mcpkit.Tool{
-	Name:        "list_reports_whole_organisation_including_archived_deleted_ones",
-	Description: "Calls GET /reports.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: listReportsWholeOrganisationIncludingArchivedDeletedOnesInputSchema,
-	Toolset:     "reports",
+	Name:         "list_reports_whole_organisation_including_archived_deleted_ones",
+	Description:  "Calls GET /reports.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  listReportsWholeOrganisationIncludingArchivedDeletedOnesInputSchema,
+	StrictSchema: listReportsWholeOrganisationIncludingArchivedDeletedOnesStrictSchema,
+	StrictPlan:   `{"o":["code"]}`,
+	Toolset:      "reports",
 }
 
 // listReportsWholeOrganisationIncludingArchivedDeletedOnes calls GET /reports.
@@ -38,6 +40,8 @@ var getReportTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getReportInputSchema,
 	OutputSchema: getReportOutputSchema,
+	StrictSchema: getReportStrictSchema,
+	StrictPlan:   `{"o":["format"]}`,
 	Wrap:         "value",
 	Toolset:      "reports",
 }

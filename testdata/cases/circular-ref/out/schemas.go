@@ -10,6 +10,14 @@ const getPairInputSchema = `{
 	"type": "object"
 }`
 
+// getPairStrictSchema is the listed inputSchema (strict form) of get_pair.
+const getPairStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // getPairOutputSchema is the outputSchema of get_pair.
 const getPairOutputSchema = `{
 	"$defs": {
@@ -48,6 +56,14 @@ const getPairOutputSchema = `{
 const getTreeInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// getTreeStrictSchema is the listed inputSchema (strict form) of get_tree.
+const getTreeStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`
 
@@ -140,5 +156,81 @@ const plantTreeInputSchema = `{
 			"$ref": "#/$defs/Node"
 		}
 	},
+	"type": "object"
+}`
+
+// plantTreeStrictSchema is the listed inputSchema (strict form) of plant_tree.
+const plantTreeStrictSchema = `{
+	"$defs": {
+		"Node": {
+			"additionalProperties": false,
+			"properties": {
+				"children": {
+					"items": {
+						"$ref": "#/$defs/Node"
+					},
+					"type": [
+						"array",
+						"null"
+					]
+				},
+				"name": {
+					"type": [
+						"string",
+						"null"
+					]
+				},
+				"parent": {
+					"anyOf": [
+						{
+							"$ref": "#/$defs/Node"
+						},
+						{
+							"type": "null"
+						}
+					]
+				}
+			},
+			"required": [
+				"children",
+				"name",
+				"parent"
+			],
+			"type": "object"
+		}
+	},
+	"additionalProperties": false,
+	"properties": {
+		"children": {
+			"items": {
+				"$ref": "#/$defs/Node"
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		},
+		"name": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"parent": {
+			"anyOf": [
+				{
+					"$ref": "#/$defs/Node"
+				},
+				{
+					"type": "null"
+				}
+			]
+		}
+	},
+	"required": [
+		"children",
+		"name",
+		"parent"
+	],
 	"type": "object"
 }`

@@ -19,6 +19,7 @@ var getPairTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getPairInputSchema,
 	OutputSchema: getPairOutputSchema,
+	StrictSchema: getPairStrictSchema,
 	Toolset:      "pairs",
 }
 
@@ -36,6 +37,7 @@ var getTreeTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getTreeInputSchema,
 	OutputSchema: getTreeOutputSchema,
+	StrictSchema: getTreeStrictSchema,
 	Toolset:      "tree",
 }
 
@@ -47,12 +49,14 @@ func getTree(c *mcpkit.Call) *mcp.CallToolResult {
 
 // plantTreeTool is POST /tree (operationId plantTree).
 var plantTreeTool = &mcpkit.Tool{
-	Name:        "plant_tree",
-	Description: "Calls POST /tree.",
-	OpenWorld:   true,
-	InputSchema: plantTreeInputSchema,
-	Toolset:     "tree",
-	Writes:      true,
+	Name:         "plant_tree",
+	Description:  "Calls POST /tree.",
+	OpenWorld:    true,
+	InputSchema:  plantTreeInputSchema,
+	StrictSchema: plantTreeStrictSchema,
+	StrictPlan:   `{"o":["children","name","parent"],"p":{"children":{"i":{"r":"Node"}},"parent":{"r":"Node"}},"d":{"Node":{"o":["children","name","parent"],"p":{"children":{"i":{"r":"Node"}},"parent":{"r":"Node"}}}}}`,
+	Toolset:      "tree",
+	Writes:       true,
 }
 
 // plantTree calls POST /tree.

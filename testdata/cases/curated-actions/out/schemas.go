@@ -11,6 +11,14 @@ const listNotesInputSchema = `{
 	"type": "object"
 }`
 
+// listNotesStrictSchema is the listed inputSchema (strict form) of list_notes.
+const listNotesStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // listNotesOutputSchema is the outputSchema of list_notes.
 const listNotesOutputSchema = `{
 	"properties": {
@@ -38,6 +46,23 @@ const createNoteInputSchema = `{
 			"type": "string"
 		}
 	},
+	"type": "object"
+}`
+
+// createNoteStrictSchema is the listed inputSchema (strict form) of create_note.
+const createNoteStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"text": {
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"text"
+	],
 	"type": "object"
 }`
 

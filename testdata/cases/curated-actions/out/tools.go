@@ -21,6 +21,7 @@ var listNotesTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listNotesInputSchema,
 	OutputSchema: listNotesOutputSchema,
+	StrictSchema: listNotesStrictSchema,
 	Wrap:         "items",
 	Toolset:      "notes",
 }
@@ -39,6 +40,8 @@ var createNoteTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  createNoteInputSchema,
 	OutputSchema: createNoteOutputSchema,
+	StrictSchema: createNoteStrictSchema,
+	StrictPlan:   `{"o":["text"]}`,
 	Wrap:         "items",
 	Toolset:      "notes",
 	Writes:       true,

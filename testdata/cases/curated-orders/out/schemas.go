@@ -19,6 +19,21 @@ const getOrderInputSchema = `{
 	"type": "object"
 }`
 
+// getOrderStrictSchema is the listed inputSchema (strict form) of get_order.
+const getOrderStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"order_number": {
+			"description": "Order number as the customer gives it, e.g. \"5531\".",
+			"type": "string"
+		}
+	},
+	"required": [
+		"order_number"
+	],
+	"type": "object"
+}`
+
 // getOrderOutputSchema is the outputSchema of get_order.
 const getOrderOutputSchema = `{
 	"properties": {
@@ -96,6 +111,37 @@ const recentOrdersInputSchema = `{
 	"type": "object"
 }`
 
+// recentOrdersStrictSchema is the listed inputSchema (strict form) of recent_orders.
+const recentOrdersStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"limit": {
+			"description": "Default: 10.",
+			"maximum": 20,
+			"type": [
+				"integer",
+				"null"
+			]
+		},
+		"status": {
+			"enum": [
+				"open",
+				"shipped",
+				null
+			],
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"limit",
+		"status"
+	],
+	"type": "object"
+}`
+
 // recentOrdersOutputSchema is the outputSchema of recent_orders.
 const recentOrdersOutputSchema = `{
 	"properties": {
@@ -131,6 +177,25 @@ const recentOrdersOutputSchema = `{
 
 // refundInputSchema is the inputSchema of refund.
 const refundInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"amount": {
+			"minimum": 1,
+			"type": "integer"
+		},
+		"order_id": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"amount",
+		"order_id"
+	],
+	"type": "object"
+}`
+
+// refundStrictSchema is the listed inputSchema (strict form) of refund.
+const refundStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"amount": {

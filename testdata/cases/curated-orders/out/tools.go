@@ -20,6 +20,7 @@ var getOrderTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	InputSchema:  getOrderInputSchema,
 	OutputSchema: getOrderOutputSchema,
+	StrictSchema: getOrderStrictSchema,
 	Drop:         []string{"$['internal_notes']"},
 	Text:         "Order {{.body.order_id}} ({{.body.status}}): {{len .body.line_items}} items, paid {{money .body.paid}}.",
 	Errors: []mcpkit.ErrorRule{
@@ -46,6 +47,8 @@ var recentOrdersTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  recentOrdersInputSchema,
 	OutputSchema: recentOrdersOutputSchema,
+	StrictSchema: recentOrdersStrictSchema,
+	StrictPlan:   `{"o":["limit","status"]}`,
 	Wrap:         "items",
 	Defaults:     map[string]string{"limit": "10"},
 	Keep:         []string{"$[*].order_id", "$[*].status"},
@@ -67,6 +70,7 @@ var refundTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  refundInputSchema,
 	OutputSchema: refundOutputSchema,
+	StrictSchema: refundStrictSchema,
 	Toolset:      "money",
 	Writes:       true,
 }

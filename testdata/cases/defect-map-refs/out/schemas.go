@@ -18,6 +18,26 @@ const listBooksInputSchema = `{
 	"type": "object"
 }`
 
+// listBooksStrictSchema is the listed inputSchema (strict form) of list_books.
+const listBooksStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"limit": {
+			"description": "How many books to return.",
+			"maximum": 100,
+			"minimum": 1,
+			"type": [
+				"integer",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"limit"
+	],
+	"type": "object"
+}`
+
 // listBooksOutputSchema is the outputSchema of list_books.
 const listBooksOutputSchema = `{
 	"$defs": {
@@ -75,6 +95,21 @@ const listBooksOutputSchema = `{
 
 // getBookInputSchema is the inputSchema of get_book.
 const getBookInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"book_id": {
+			"description": "The book's id.",
+			"type": "string"
+		}
+	},
+	"required": [
+		"book_id"
+	],
+	"type": "object"
+}`
+
+// getBookStrictSchema is the listed inputSchema (strict form) of get_book.
+const getBookStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"book_id": {

@@ -20,6 +20,8 @@ var listBooksTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listBooksInputSchema,
 	OutputSchema: listBooksOutputSchema,
+	StrictSchema: listBooksStrictSchema,
+	StrictPlan:   `{"o":["limit"]}`,
 	Wrap:         "items",
 	Toolset:      "books",
 }
@@ -39,6 +41,7 @@ var getBookTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getBookInputSchema,
 	OutputSchema: getBookOutputSchema,
+	StrictSchema: getBookStrictSchema,
 	Toolset:      "books",
 }
 

@@ -27,6 +27,34 @@ const fetchTaskInputSchema = `{
 	"type": "object"
 }`
 
+// fetchTaskStrictSchema is the listed inputSchema (strict form) of fetch_task.
+const fetchTaskStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"expand": {
+			"description": "Related objects to include.",
+			"enum": [
+				"owner",
+				"project",
+				null
+			],
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"task_id": {
+			"description": "The task's id.",
+			"type": "string"
+		}
+	},
+	"required": [
+		"expand",
+		"task_id"
+	],
+	"type": "object"
+}`
+
 // fetchTaskOutputSchema is the outputSchema of fetch_task.
 const fetchTaskOutputSchema = `{
 	"properties": {
@@ -71,6 +99,37 @@ const updateTaskInputSchema = `{
 	},
 	"required": [
 		"task_id"
+	],
+	"type": "object"
+}`
+
+// updateTaskStrictSchema is the listed inputSchema (strict form) of update_task.
+const updateTaskStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"done": {
+			"description": "Whether the task is done.",
+			"type": [
+				"boolean",
+				"null"
+			]
+		},
+		"task_id": {
+			"description": "The task's id.",
+			"type": "string"
+		},
+		"title": {
+			"description": "The new title.",
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"done",
+		"task_id",
+		"title"
 	],
 	"type": "object"
 }`

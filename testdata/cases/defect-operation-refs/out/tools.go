@@ -21,6 +21,8 @@ var fetchTaskTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  fetchTaskInputSchema,
 	OutputSchema: fetchTaskOutputSchema,
+	StrictSchema: fetchTaskStrictSchema,
+	StrictPlan:   `{"o":["expand"]}`,
 	Toolset:      "tasks",
 }
 
@@ -39,6 +41,8 @@ var updateTaskTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  updateTaskInputSchema,
 	OutputSchema: updateTaskOutputSchema,
+	StrictSchema: updateTaskStrictSchema,
+	StrictPlan:   `{"o":["done","title"]}`,
 	Toolset:      "tasks",
 	Writes:       true,
 }

@@ -75,6 +75,81 @@ const createEventInputSchema = `{
 	"type": "object"
 }`
 
+// createEventStrictSchema is the listed inputSchema (strict form) of create_event.
+const createEventStrictSchema = `{
+	"$defs": {
+		"Click": {
+			"description": "An object with fields type, x, as JSON text.",
+			"type": "string"
+		},
+		"Kind": {
+			"enum": [
+				"ui",
+				"api"
+			],
+			"type": "string"
+		},
+		"View": {
+			"description": "An object with fields page, type, as JSON text.",
+			"type": "string"
+		}
+	},
+	"additionalProperties": false,
+	"properties": {
+		"kind": {
+			"anyOf": [
+				{
+					"$ref": "#/$defs/Kind"
+				},
+				{
+					"type": "null"
+				}
+			]
+		},
+		"name": {
+			"description": "What happened.",
+			"type": "string"
+		},
+		"payload": {
+			"anyOf": [
+				{
+					"$ref": "#/$defs/Click"
+				},
+				{
+					"$ref": "#/$defs/View"
+				},
+				{
+					"type": "null"
+				}
+			]
+		},
+		"tags": {
+			"items": {
+				"anyOf": [
+					{
+						"type": "string"
+					},
+					{
+						"description": "",
+						"type": "null"
+					}
+				]
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"kind",
+		"name",
+		"payload",
+		"tags"
+	],
+	"type": "object"
+}`
+
 // createEventOutputSchema is the outputSchema of create_event.
 const createEventOutputSchema = `{
 	"properties": {

@@ -18,6 +18,8 @@ var createEventTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  createEventInputSchema,
 	OutputSchema: createEventOutputSchema,
+	StrictSchema: createEventStrictSchema,
+	StrictPlan:   `{"o":["kind","payload","tags"],"p":{"kind":{"r":"Kind"},"payload":{"a":[{"r":"Click"},{"r":"View"}]}},"d":{"Click":{"j":true},"View":{"j":true}}}`,
 	Toolset:      "events",
 	Writes:       true,
 }

@@ -18,6 +18,26 @@ const listItemsInputSchema = `{
 	"type": "object"
 }`
 
+// listItemsStrictSchema is the listed inputSchema (strict form) of list_items.
+const listItemsStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"labels": {
+			"items": {
+				"type": "string"
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"labels"
+	],
+	"type": "object"
+}`
+
 // listItemsOutputSchema is the outputSchema of list_items.
 const listItemsOutputSchema = `{
 	"$defs": {
@@ -91,6 +111,44 @@ const addItemInputSchema = `{
 		}
 	},
 	"required": [
+		"sku"
+	],
+	"type": "object"
+}`
+
+// addItemStrictSchema is the listed inputSchema (strict form) of add_item.
+const addItemStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"parts": {
+			"items": {
+				"description": "Any JSON value, written as JSON text.",
+				"type": "string"
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		},
+		"sizes": {
+			"items": {
+				"type": [
+					"string",
+					"null"
+				]
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		},
+		"sku": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"parts",
+		"sizes",
 		"sku"
 	],
 	"type": "object"

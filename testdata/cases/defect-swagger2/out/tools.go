@@ -20,6 +20,8 @@ var listItemsTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listItemsInputSchema,
 	OutputSchema: listItemsOutputSchema,
+	StrictSchema: listItemsStrictSchema,
+	StrictPlan:   `{"o":["labels"]}`,
 	Wrap:         "items",
 	Toolset:      "items",
 }
@@ -38,6 +40,8 @@ var addItemTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  addItemInputSchema,
 	OutputSchema: addItemOutputSchema,
+	StrictSchema: addItemStrictSchema,
+	StrictPlan:   `{"o":["parts","sizes"],"p":{"parts":{"i":{"j":true}}}}`,
 	Toolset:      "items",
 	Writes:       true,
 }

@@ -21,6 +21,28 @@ const getNoteInputSchema = `{
 	"type": "object"
 }`
 
+// getNoteStrictSchema is the listed inputSchema (strict form) of get_note.
+const getNoteStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"fields": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"note_id": {
+			"description": "The note's id, as returned when it was created.",
+			"type": "string"
+		}
+	},
+	"required": [
+		"fields",
+		"note_id"
+	],
+	"type": "object"
+}`
+
 // getNoteOutputSchema is the outputSchema of get_note.
 const getNoteOutputSchema = `{
 	"properties": {

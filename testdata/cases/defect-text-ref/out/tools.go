@@ -20,6 +20,8 @@ var getNoteTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getNoteInputSchema,
 	OutputSchema: getNoteOutputSchema,
+	StrictSchema: getNoteStrictSchema,
+	StrictPlan:   `{"o":["fields"]}`,
 	Toolset:      "notes",
 }
 

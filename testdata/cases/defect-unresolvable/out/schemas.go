@@ -12,6 +12,24 @@ const listOrdersInputSchema = `{
 	"type": "object"
 }`
 
+// listOrdersStrictSchema is the listed inputSchema (strict form) of list_orders.
+const listOrdersStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"status": {
+			"description": "Any JSON value, written as JSON text.",
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"status"
+	],
+	"type": "object"
+}`
+
 // listOrdersOutputSchema is the outputSchema of list_orders.
 const listOrdersOutputSchema = `{
 	"$defs": {
@@ -73,6 +91,20 @@ const listOrdersOutputSchema = `{
 
 // getOrderInputSchema is the inputSchema of get_order.
 const getOrderInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"order_id": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"order_id"
+	],
+	"type": "object"
+}`
+
+// getOrderStrictSchema is the listed inputSchema (strict form) of get_order.
+const getOrderStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"order_id": {

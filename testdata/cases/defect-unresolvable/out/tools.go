@@ -19,6 +19,8 @@ var listOrdersTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listOrdersInputSchema,
 	OutputSchema: listOrdersOutputSchema,
+	StrictSchema: listOrdersStrictSchema,
+	StrictPlan:   `{"o":["status"],"p":{"status":{"j":true}}}`,
 	Wrap:         "items",
 	Toolset:      "orders",
 }
@@ -38,6 +40,7 @@ var getOrderTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getOrderInputSchema,
 	OutputSchema: getOrderOutputSchema,
+	StrictSchema: getOrderStrictSchema,
 	Toolset:      "orders",
 }
 

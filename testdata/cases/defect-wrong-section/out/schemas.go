@@ -14,8 +14,39 @@ const addPetInputSchema = `{
 	"type": "object"
 }`
 
+// addPetStrictSchema is the listed inputSchema (strict form) of add_pet.
+const addPetStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"name": {
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"name"
+	],
+	"type": "object"
+}`
+
 // getPetInputSchema is the inputSchema of get_pet.
 const getPetInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"pet_id": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"pet_id"
+	],
+	"type": "object"
+}`
+
+// getPetStrictSchema is the listed inputSchema (strict form) of get_pet.
+const getPetStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"pet_id": {

@@ -13,12 +13,14 @@ import (
 
 // addPetTool is POST /pets (operationId addPet).
 var addPetTool = &mcpkit.Tool{
-	Name:        "add_pet",
-	Description: "Adds a pet.",
-	OpenWorld:   true,
-	InputSchema: addPetInputSchema,
-	Toolset:     "pets",
-	Writes:      true,
+	Name:         "add_pet",
+	Description:  "Adds a pet.",
+	OpenWorld:    true,
+	InputSchema:  addPetInputSchema,
+	StrictSchema: addPetStrictSchema,
+	StrictPlan:   `{"o":["name"]}`,
+	Toolset:      "pets",
+	Writes:       true,
 }
 
 // addPet calls POST /pets.
@@ -37,6 +39,7 @@ var getPetTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getPetInputSchema,
 	OutputSchema: getPetOutputSchema,
+	StrictSchema: getPetStrictSchema,
 	Toolset:      "pets",
 }
 

@@ -17,6 +17,20 @@ const searchV1InputSchema = `{
 	"type": "object"
 }`
 
+// searchV1StrictSchema is the listed inputSchema (strict form) of search_v1.
+const searchV1StrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"q": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"q"
+	],
+	"type": "object"
+}`
+
 // searchV2InputSchema is the inputSchema of search_v2.
 const searchV2InputSchema = `{
 	"additionalProperties": false,
@@ -34,6 +48,35 @@ const searchV2InputSchema = `{
 		}
 	},
 	"required": [
+		"q"
+	],
+	"type": "object"
+}`
+
+// searchV2StrictSchema is the listed inputSchema (strict form) of search_v2.
+const searchV2StrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"cursor": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"page": {
+			"description": "Deprecated. Use cursor.",
+			"type": [
+				"integer",
+				"null"
+			]
+		},
+		"q": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"cursor",
+		"page",
 		"q"
 	],
 	"type": "object"

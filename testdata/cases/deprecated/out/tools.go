@@ -13,13 +13,14 @@ import (
 
 // searchV1Tool is GET /v1/search (operationId searchV1).
 var searchV1Tool = &mcpkit.Tool{
-	Name:        "search_v1",
-	Title:       "Search (old)",
-	Description: "Deprecated: the API marks this operation as deprecated; prefer another tool when one fits.\n\nSearch (old)",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: searchV1InputSchema,
-	Toolset:     "search",
+	Name:         "search_v1",
+	Title:        "Search (old)",
+	Description:  "Deprecated: the API marks this operation as deprecated; prefer another tool when one fits.\n\nSearch (old)",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  searchV1InputSchema,
+	StrictSchema: searchV1StrictSchema,
+	Toolset:      "search",
 }
 
 // searchV1 calls GET /v1/search.
@@ -38,6 +39,8 @@ var searchV2Tool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  searchV2InputSchema,
 	OutputSchema: searchV2OutputSchema,
+	StrictSchema: searchV2StrictSchema,
+	StrictPlan:   `{"o":["cursor","page"]}`,
 	Toolset:      "search",
 }
 

@@ -11,6 +11,14 @@ const listAnimalsInputSchema = `{
 	"type": "object"
 }`
 
+// listAnimalsStrictSchema is the listed inputSchema (strict form) of list_animals.
+const listAnimalsStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // listAnimalsOutputSchema is the outputSchema of list_animals.
 const listAnimalsOutputSchema = `{
 	"$defs": {
@@ -105,8 +113,95 @@ const addAnimalInputSchema = `{
 	"type": "object"
 }`
 
+// addAnimalStrictSchema is the listed inputSchema (strict form) of add_animal.
+const addAnimalStrictSchema = `{
+	"$defs": {
+		"Keeper_2": {
+			"additionalProperties": false,
+			"properties": {
+				"name": {
+					"type": [
+						"string",
+						"null"
+					]
+				},
+				"shift": {
+					"enum": [
+						"day",
+						"night",
+						null
+					],
+					"type": [
+						"string",
+						"null"
+					]
+				}
+			},
+			"required": [
+				"name",
+				"shift"
+			],
+			"type": "object"
+		}
+	},
+	"additionalProperties": false,
+	"properties": {
+		"body_keeper": {
+			"anyOf": [
+				{
+					"$ref": "#/$defs/Keeper_2"
+				},
+				{
+					"type": "null"
+				}
+			],
+			"description": "(Sent as body field ` + "`" + `keeper` + "`" + `; named body_keeper because another input is called keeper.)"
+		},
+		"body_name": {
+			"description": "(Sent as body field ` + "`" + `name` + "`" + `; named body_name because another input is called name.)",
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"keeper": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"name": {
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"body_keeper",
+		"body_name",
+		"keeper",
+		"name"
+	],
+	"type": "object"
+}`
+
 // getAnimalInputSchema is the inputSchema of get_animal.
 const getAnimalInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"id": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"id"
+	],
+	"type": "object"
+}`
+
+// getAnimalStrictSchema is the listed inputSchema (strict form) of get_animal.
+const getAnimalStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"id": {

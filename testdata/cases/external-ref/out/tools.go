@@ -20,6 +20,7 @@ var listAnimalsTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listAnimalsInputSchema,
 	OutputSchema: listAnimalsOutputSchema,
+	StrictSchema: listAnimalsStrictSchema,
 	Wrap:         "items",
 	Toolset:      "animals",
 }
@@ -32,12 +33,14 @@ func listAnimals(c *mcpkit.Call) *mcp.CallToolResult {
 
 // addAnimalTool is POST /animals (operationId addAnimal).
 var addAnimalTool = &mcpkit.Tool{
-	Name:        "add_animal",
-	Description: "Calls POST /animals.",
-	OpenWorld:   true,
-	InputSchema: addAnimalInputSchema,
-	Toolset:     "animals",
-	Writes:      true,
+	Name:         "add_animal",
+	Description:  "Calls POST /animals.",
+	OpenWorld:    true,
+	InputSchema:  addAnimalInputSchema,
+	StrictSchema: addAnimalStrictSchema,
+	StrictPlan:   `{"o":["body_keeper","body_name","keeper","name"],"p":{"body_keeper":{"r":"Keeper_2"}},"d":{"Keeper_2":{"o":["name","shift"]}}}`,
+	Toolset:      "animals",
+	Writes:       true,
 }
 
 // addAnimal calls POST /animals.
@@ -59,6 +62,7 @@ var getAnimalTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getAnimalInputSchema,
 	OutputSchema: getAnimalOutputSchema,
+	StrictSchema: getAnimalStrictSchema,
 	Toolset:      "animals",
 }
 

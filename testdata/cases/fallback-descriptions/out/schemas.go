@@ -10,10 +10,26 @@ const createExportInputSchema = `{
 	"type": "object"
 }`
 
+// createExportStrictSchema is the listed inputSchema (strict form) of create_export.
+const createExportStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // pingInputSchema is the inputSchema of ping.
 const pingInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// pingStrictSchema is the listed inputSchema (strict form) of ping.
+const pingStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`
 
@@ -31,8 +47,36 @@ const getReportInputSchema = `{
 	"type": "object"
 }`
 
+// getReportStrictSchema is the listed inputSchema (strict form) of get_report.
+const getReportStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"id": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"id"
+	],
+	"type": "object"
+}`
+
 // deleteReportInputSchema is the inputSchema of delete_report.
 const deleteReportInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"id": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"id"
+	],
+	"type": "object"
+}`
+
+// deleteReportStrictSchema is the listed inputSchema (strict form) of delete_report.
+const deleteReportStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"id": {

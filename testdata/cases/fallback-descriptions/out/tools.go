@@ -13,12 +13,13 @@ import (
 
 // createExportTool is POST /exports (operationId createExport).
 var createExportTool = &mcpkit.Tool{
-	Name:        "create_export",
-	Description: "Exports of reports",
-	OpenWorld:   true,
-	InputSchema: createExportInputSchema,
-	Toolset:     "exports",
-	Writes:      true,
+	Name:         "create_export",
+	Description:  "Exports of reports",
+	OpenWorld:    true,
+	InputSchema:  createExportInputSchema,
+	StrictSchema: createExportStrictSchema,
+	Toolset:      "exports",
+	Writes:       true,
 }
 
 // createExport calls POST /exports.
@@ -29,12 +30,13 @@ func createExport(c *mcpkit.Call) *mcp.CallToolResult {
 
 // pingTool is GET /ping (operationId ping).
 var pingTool = &mcpkit.Tool{
-	Name:        "ping",
-	Description: "Calls GET /ping.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: pingInputSchema,
-	Toolset:     "ping",
+	Name:         "ping",
+	Description:  "Calls GET /ping.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  pingInputSchema,
+	StrictSchema: pingStrictSchema,
+	Toolset:      "ping",
 }
 
 // ping calls GET /ping.
@@ -45,12 +47,13 @@ func ping(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getReportTool is GET /reports/{id} (operationId getReport).
 var getReportTool = &mcpkit.Tool{
-	Name:        "get_report",
-	Description: "A report, with its rows and totals.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getReportInputSchema,
-	Toolset:     "reports",
+	Name:         "get_report",
+	Description:  "A report, with its rows and totals.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getReportInputSchema,
+	StrictSchema: getReportStrictSchema,
+	Toolset:      "reports",
 }
 
 // getReport calls GET /reports/{id}.
@@ -62,15 +65,16 @@ func getReport(c *mcpkit.Call) *mcp.CallToolResult {
 
 // deleteReportTool is DELETE /reports/{id} (operationId deleteReport).
 var deleteReportTool = &mcpkit.Tool{
-	Name:        "delete_report",
-	Title:       "Deletes a report.",
-	Description: "Deletes a report.",
-	Destructive: true,
-	Idempotent:  true,
-	OpenWorld:   true,
-	InputSchema: deleteReportInputSchema,
-	Toolset:     "reports",
-	Writes:      true,
+	Name:         "delete_report",
+	Title:        "Deletes a report.",
+	Description:  "Deletes a report.",
+	Destructive:  true,
+	Idempotent:   true,
+	OpenWorld:    true,
+	InputSchema:  deleteReportInputSchema,
+	StrictSchema: deleteReportStrictSchema,
+	Toolset:      "reports",
+	Writes:       true,
 }
 
 // deleteReport calls DELETE /reports/{id}.

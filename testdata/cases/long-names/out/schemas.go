@@ -10,8 +10,34 @@ const getCrmV3Objects202609BetaAssociationsUsageInputSchema = `{
 	"type": "object"
 }`
 
+// getCrmV3Objects202609BetaAssociationsUsageStrictSchema is the listed inputSchema (strict form) of get_crm_v3_objects_2026_09_beta_associations_usage.
+const getCrmV3Objects202609BetaAssociationsUsageStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // postAssociationsFromObjectTypeToTypeLabelsBatchArchiveInputSchema is the inputSchema of post_associations_from_object_type_to_type_labels_batch_archive.
 const postAssociationsFromObjectTypeToTypeLabelsBatchArchiveInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"fromObjectType": {
+			"type": "string"
+		},
+		"toObjectType": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"fromObjectType",
+		"toObjectType"
+	],
+	"type": "object"
+}`
+
+// postAssociationsFromObjectTypeToTypeLabelsBatchArchiveStrictSchema is the listed inputSchema (strict form) of post_associations_from_object_type_to_type_labels_batch_archive.
+const postAssociationsFromObjectTypeToTypeLabelsBatchArchiveStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"fromObjectType": {
@@ -46,9 +72,35 @@ const postAssociationsFromObjectTypeToTypeLabelsBatchCreateInputSchema = `{
 	"type": "object"
 }`
 
+// postAssociationsFromObjectTypeToTypeLabelsBatchCreateStrictSchema is the listed inputSchema (strict form) of post_associations_from_object_type_to_type_labels_batch_create.
+const postAssociationsFromObjectTypeToTypeLabelsBatchCreateStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"fromObjectType": {
+			"type": "string"
+		},
+		"toObjectType": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"fromObjectType",
+		"toObjectType"
+	],
+	"type": "object"
+}`
+
 // getMutatingWebhookConfigurationsListThingsInputSchema is the inputSchema of get_mutating_webhook_configurations_list_things.
 const getMutatingWebhookConfigurationsListThingsInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// getMutatingWebhookConfigurationsListThingsStrictSchema is the listed inputSchema (strict form) of get_mutating_webhook_configurations_list_things.
+const getMutatingWebhookConfigurationsListThingsStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`

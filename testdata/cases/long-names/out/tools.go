@@ -13,12 +13,13 @@ import (
 
 // getCrmV3Objects202609BetaAssociationsUsageTool is GET /crm/v3/objects/2026-09-beta/associations/usage.
 var getCrmV3Objects202609BetaAssociationsUsageTool = &mcpkit.Tool{
-	Name:        "get_crm_v3_objects_2026_09_beta_associations_usage",
-	Description: "No operationId, a short path.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getCrmV3Objects202609BetaAssociationsUsageInputSchema,
-	Toolset:     "crm",
+	Name:         "get_crm_v3_objects_2026_09_beta_associations_usage",
+	Description:  "No operationId, a short path.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getCrmV3Objects202609BetaAssociationsUsageInputSchema,
+	StrictSchema: getCrmV3Objects202609BetaAssociationsUsageStrictSchema,
+	Toolset:      "crm",
 }
 
 // getCrmV3Objects202609BetaAssociationsUsage calls GET /crm/v3/objects/2026-09-beta/associations/usage.
@@ -29,12 +30,13 @@ func getCrmV3Objects202609BetaAssociationsUsage(c *mcpkit.Call) *mcp.CallToolRes
 
 // postAssociationsFromObjectTypeToTypeLabelsBatchArchiveTool is POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive (operationId post-/crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive).
 var postAssociationsFromObjectTypeToTypeLabelsBatchArchiveTool = &mcpkit.Tool{
-	Name:        "post_associations_from_object_type_to_type_labels_batch_archive",
-	Description: "Archives labels in batch.",
-	OpenWorld:   true,
-	InputSchema: postAssociationsFromObjectTypeToTypeLabelsBatchArchiveInputSchema,
-	Toolset:     "crm",
-	Writes:      true,
+	Name:         "post_associations_from_object_type_to_type_labels_batch_archive",
+	Description:  "Archives labels in batch.",
+	OpenWorld:    true,
+	InputSchema:  postAssociationsFromObjectTypeToTypeLabelsBatchArchiveInputSchema,
+	StrictSchema: postAssociationsFromObjectTypeToTypeLabelsBatchArchiveStrictSchema,
+	Toolset:      "crm",
+	Writes:       true,
 }
 
 // postAssociationsFromObjectTypeToTypeLabelsBatchArchive calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive.
@@ -47,12 +49,13 @@ func postAssociationsFromObjectTypeToTypeLabelsBatchArchive(c *mcpkit.Call) *mcp
 
 // postAssociationsFromObjectTypeToTypeLabelsBatchCreateTool is POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create (operationId post-/crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create).
 var postAssociationsFromObjectTypeToTypeLabelsBatchCreateTool = &mcpkit.Tool{
-	Name:        "post_associations_from_object_type_to_type_labels_batch_create",
-	Description: "Creates labels in batch.",
-	OpenWorld:   true,
-	InputSchema: postAssociationsFromObjectTypeToTypeLabelsBatchCreateInputSchema,
-	Toolset:     "crm",
-	Writes:      true,
+	Name:         "post_associations_from_object_type_to_type_labels_batch_create",
+	Description:  "Creates labels in batch.",
+	OpenWorld:    true,
+	InputSchema:  postAssociationsFromObjectTypeToTypeLabelsBatchCreateInputSchema,
+	StrictSchema: postAssociationsFromObjectTypeToTypeLabelsBatchCreateStrictSchema,
+	Toolset:      "crm",
+	Writes:       true,
 }
 
 // postAssociationsFromObjectTypeToTypeLabelsBatchCreate calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create.
@@ -65,12 +68,13 @@ func postAssociationsFromObjectTypeToTypeLabelsBatchCreate(c *mcpkit.Call) *mcp.
 
 // getMutatingWebhookConfigurationsListThingsTool is GET /crm/v3/objects/2026-09-beta/watch/admissionregistration/mutating-webhook-configurations/list/of/the/things.
 var getMutatingWebhookConfigurationsListThingsTool = &mcpkit.Tool{
-	Name:        "get_mutating_webhook_configurations_list_things",
-	Description: "No operationId, a long path.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getMutatingWebhookConfigurationsListThingsInputSchema,
-	Toolset:     "crm",
+	Name:         "get_mutating_webhook_configurations_list_things",
+	Description:  "No operationId, a long path.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getMutatingWebhookConfigurationsListThingsInputSchema,
+	StrictSchema: getMutatingWebhookConfigurationsListThingsStrictSchema,
+	Toolset:      "crm",
 }
 
 // getMutatingWebhookConfigurationsListThings calls GET /crm/v3/objects/2026-09-beta/watch/admissionregistration/mutating-webhook-configurations/list/of/the/things.

@@ -10,10 +10,26 @@ const findPetByIdInputSchema = `{
 	"type": "object"
 }`
 
+// findPetByIdStrictSchema is the listed inputSchema (strict form) of find_pet_by_id.
+const findPetByIdStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // petsListInputSchema is the inputSchema of pets_list.
 const petsListInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// petsListStrictSchema is the listed inputSchema (strict form) of pets_list.
+const petsListStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`
 
@@ -24,10 +40,26 @@ const getThingsFromVeryLongEndpointNameThatKeepsGoingGoingInputSchema = `{
 	"type": "object"
 }`
 
+// getThingsFromVeryLongEndpointNameThatKeepsGoingGoingStrictSchema is the listed inputSchema (strict form) of get_things_from_very_long_endpoint_name_that_keeps_going_going.
+const getThingsFromVeryLongEndpointNameThatKeepsGoingGoingStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // listPetsInputSchema is the inputSchema of list_pets.
 const listPetsInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// listPetsStrictSchema is the listed inputSchema (strict form) of list_pets.
+const listPetsStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`
 
@@ -38,10 +70,26 @@ const listPets2InputSchema = `{
 	"type": "object"
 }`
 
+// listPets2StrictSchema is the listed inputSchema (strict form) of list_pets_2.
+const listPets2StrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // listPets3InputSchema is the inputSchema of list_pets_3.
 const listPets3InputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// listPets3StrictSchema is the listed inputSchema (strict form) of list_pets_3.
+const listPets3StrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`
 
@@ -52,6 +100,14 @@ const range_InputSchema = `{
 	"type": "object"
 }`
 
+// range_StrictSchema is the listed inputSchema (strict form) of range.
+const range_StrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // op2faVerifyInputSchema is the inputSchema of 2fa_verify.
 const op2faVerifyInputSchema = `{
 	"additionalProperties": false,
@@ -59,8 +115,30 @@ const op2faVerifyInputSchema = `{
 	"type": "object"
 }`
 
+// op2faVerifyStrictSchema is the listed inputSchema (strict form) of 2fa_verify.
+const op2faVerifyStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // postUsersUserIdOrdersInputSchema is the inputSchema of post_users_user_id_orders.
 const postUsersUserIdOrdersInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"userId": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"userId"
+	],
+	"type": "object"
+}`
+
+// postUsersUserIdOrdersStrictSchema is the listed inputSchema (strict form) of post_users_user_id_orders.
+const postUsersUserIdOrdersStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"userId": {
@@ -80,9 +158,25 @@ const getV1ItemsJsonInputSchema = `{
 	"type": "object"
 }`
 
+// getV1ItemsJsonStrictSchema is the listed inputSchema (strict form) of get_v1_items_json.
+const getV1ItemsJsonStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // getV1ItemsJson2InputSchema is the inputSchema of get_v1_items_json_2.
 const getV1ItemsJson2InputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// getV1ItemsJson2StrictSchema is the listed inputSchema (strict form) of get_v1_items_json_2.
+const getV1ItemsJson2StrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`

@@ -13,12 +13,13 @@ import (
 
 // findPetByIdTool is GET /a (operationId find pet by id).
 var findPetByIdTool = &mcpkit.Tool{
-	Name:        "find_pet_by_id",
-	Description: "Calls GET /a.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: findPetByIdInputSchema,
-	Toolset:     "a",
+	Name:         "find_pet_by_id",
+	Description:  "Calls GET /a.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  findPetByIdInputSchema,
+	StrictSchema: findPetByIdStrictSchema,
+	Toolset:      "a",
 }
 
 // findPetById calls GET /a.
@@ -29,12 +30,13 @@ func findPetById(c *mcpkit.Call) *mcp.CallToolResult {
 
 // petsListTool is GET /b (operationId pets/list).
 var petsListTool = &mcpkit.Tool{
-	Name:        "pets_list",
-	Description: "Calls GET /b.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: petsListInputSchema,
-	Toolset:     "b",
+	Name:         "pets_list",
+	Description:  "Calls GET /b.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  petsListInputSchema,
+	StrictSchema: petsListStrictSchema,
+	Toolset:      "b",
 }
 
 // petsList calls GET /b.
@@ -45,12 +47,13 @@ func petsList(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getThingsFromVeryLongEndpointNameThatKeepsGoingGoingTool is GET /c (operationId getAllTheThingsFromTheVeryLongEndpointNameThatKeepsGoingAndGoingAndGoing).
 var getThingsFromVeryLongEndpointNameThatKeepsGoingGoingTool = &mcpkit.Tool{
-	Name:        "get_things_from_very_long_endpoint_name_that_keeps_going_going",
-	Description: "Calls GET /c.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getThingsFromVeryLongEndpointNameThatKeepsGoingGoingInputSchema,
-	Toolset:     "c",
+	Name:         "get_things_from_very_long_endpoint_name_that_keeps_going_going",
+	Description:  "Calls GET /c.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getThingsFromVeryLongEndpointNameThatKeepsGoingGoingInputSchema,
+	StrictSchema: getThingsFromVeryLongEndpointNameThatKeepsGoingGoingStrictSchema,
+	Toolset:      "c",
 }
 
 // getThingsFromVeryLongEndpointNameThatKeepsGoingGoing calls GET /c.
@@ -61,12 +64,13 @@ func getThingsFromVeryLongEndpointNameThatKeepsGoingGoing(c *mcpkit.Call) *mcp.C
 
 // listPetsTool is GET /d (operationId listPets).
 var listPetsTool = &mcpkit.Tool{
-	Name:        "list_pets",
-	Description: "Calls GET /d.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: listPetsInputSchema,
-	Toolset:     "d",
+	Name:         "list_pets",
+	Description:  "Calls GET /d.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  listPetsInputSchema,
+	StrictSchema: listPetsStrictSchema,
+	Toolset:      "d",
 }
 
 // listPets calls GET /d.
@@ -77,12 +81,13 @@ func listPets(c *mcpkit.Call) *mcp.CallToolResult {
 
 // listPets2Tool is GET /e (operationId list_pets).
 var listPets2Tool = &mcpkit.Tool{
-	Name:        "list_pets_2",
-	Description: "Calls GET /e.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: listPets2InputSchema,
-	Toolset:     "e",
+	Name:         "list_pets_2",
+	Description:  "Calls GET /e.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  listPets2InputSchema,
+	StrictSchema: listPets2StrictSchema,
+	Toolset:      "e",
 }
 
 // listPets2 calls GET /e.
@@ -93,12 +98,13 @@ func listPets2(c *mcpkit.Call) *mcp.CallToolResult {
 
 // listPets3Tool is GET /f (operationId ListPets).
 var listPets3Tool = &mcpkit.Tool{
-	Name:        "list_pets_3",
-	Description: "Calls GET /f.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: listPets3InputSchema,
-	Toolset:     "f",
+	Name:         "list_pets_3",
+	Description:  "Calls GET /f.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  listPets3InputSchema,
+	StrictSchema: listPets3StrictSchema,
+	Toolset:      "f",
 }
 
 // listPets3 calls GET /f.
@@ -109,12 +115,13 @@ func listPets3(c *mcpkit.Call) *mcp.CallToolResult {
 
 // range_Tool is GET /g (operationId range).
 var range_Tool = &mcpkit.Tool{
-	Name:        "range",
-	Description: "Calls GET /g.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: range_InputSchema,
-	Toolset:     "g",
+	Name:         "range",
+	Description:  "Calls GET /g.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  range_InputSchema,
+	StrictSchema: range_StrictSchema,
+	Toolset:      "g",
 }
 
 // range_ calls GET /g.
@@ -125,12 +132,13 @@ func range_(c *mcpkit.Call) *mcp.CallToolResult {
 
 // op2faVerifyTool is GET /h (operationId 2fa-verify).
 var op2faVerifyTool = &mcpkit.Tool{
-	Name:        "2fa_verify",
-	Description: "Calls GET /h.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: op2faVerifyInputSchema,
-	Toolset:     "h",
+	Name:         "2fa_verify",
+	Description:  "Calls GET /h.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  op2faVerifyInputSchema,
+	StrictSchema: op2faVerifyStrictSchema,
+	Toolset:      "h",
 }
 
 // op2faVerify calls GET /h.
@@ -141,12 +149,13 @@ func op2faVerify(c *mcpkit.Call) *mcp.CallToolResult {
 
 // postUsersUserIdOrdersTool is POST /users/{userId}/orders.
 var postUsersUserIdOrdersTool = &mcpkit.Tool{
-	Name:        "post_users_user_id_orders",
-	Description: "Calls POST /users/{userId}/orders.",
-	OpenWorld:   true,
-	InputSchema: postUsersUserIdOrdersInputSchema,
-	Toolset:     "users",
-	Writes:      true,
+	Name:         "post_users_user_id_orders",
+	Description:  "Calls POST /users/{userId}/orders.",
+	OpenWorld:    true,
+	InputSchema:  postUsersUserIdOrdersInputSchema,
+	StrictSchema: postUsersUserIdOrdersStrictSchema,
+	Toolset:      "users",
+	Writes:       true,
 }
 
 // postUsersUserIdOrders calls POST /users/{userId}/orders.
@@ -158,12 +167,13 @@ func postUsersUserIdOrders(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getV1ItemsJsonTool is GET /v1/items-json.
 var getV1ItemsJsonTool = &mcpkit.Tool{
-	Name:        "get_v1_items_json",
-	Description: "Calls GET /v1/items-json.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getV1ItemsJsonInputSchema,
-	Toolset:     "items_json",
+	Name:         "get_v1_items_json",
+	Description:  "Calls GET /v1/items-json.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getV1ItemsJsonInputSchema,
+	StrictSchema: getV1ItemsJsonStrictSchema,
+	Toolset:      "items_json",
 }
 
 // getV1ItemsJson calls GET /v1/items-json.
@@ -174,12 +184,13 @@ func getV1ItemsJson(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getV1ItemsJson2Tool is GET /v1/items.json.
 var getV1ItemsJson2Tool = &mcpkit.Tool{
-	Name:        "get_v1_items_json_2",
-	Description: "Calls GET /v1/items.json.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getV1ItemsJson2InputSchema,
-	Toolset:     "items_json",
+	Name:         "get_v1_items_json_2",
+	Description:  "Calls GET /v1/items.json.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getV1ItemsJson2InputSchema,
+	StrictSchema: getV1ItemsJson2StrictSchema,
+	Toolset:      "items_json",
 }
 
 // getV1ItemsJson2 calls GET /v1/items.json.

@@ -10,6 +10,14 @@ const listNotesInputSchema = `{
 	"type": "object"
 }`
 
+// listNotesStrictSchema is the listed inputSchema (strict form) of list_notes.
+const listNotesStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // listNotesOutputSchema is the outputSchema of list_notes.
 const listNotesOutputSchema = `{
 	"properties": {

@@ -19,6 +19,7 @@ var listNotesTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listNotesInputSchema,
 	OutputSchema: listNotesOutputSchema,
+	StrictSchema: listNotesStrictSchema,
 	Security:     [][]string{{"key"}},
 	Wrap:         "items",
 	Toolset:      "notes",

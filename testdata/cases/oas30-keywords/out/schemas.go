@@ -74,6 +74,97 @@ const createWidgetInputSchema = `{
 	"type": "object"
 }`
 
+// createWidgetStrictSchema is the listed inputSchema (strict form) of create_widget.
+const createWidgetStrictSchema = `{
+	"$defs": {
+		"Ref": {
+			"additionalProperties": false,
+			"properties": {
+				"id": {
+					"type": [
+						"string",
+						"null"
+					]
+				}
+			},
+			"required": [
+				"id"
+			],
+			"type": "object"
+		}
+	},
+	"additionalProperties": false,
+	"properties": {
+		"code": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"color": {
+			"enum": [
+				"red",
+				"green",
+				null
+			],
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"name": {
+			"type": "string"
+		},
+		"nickname": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"parent": {
+			"anyOf": [
+				{
+					"$ref": "#/$defs/Ref"
+				},
+				{
+					"description": "",
+					"type": "null"
+				}
+			]
+		},
+		"secret": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"size": {
+			"type": [
+				"integer",
+				"null"
+			]
+		},
+		"weight": {
+			"exclusiveMinimum": 0,
+			"type": [
+				"number",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"code",
+		"color",
+		"name",
+		"nickname",
+		"parent",
+		"secret",
+		"size",
+		"weight"
+	],
+	"type": "object"
+}`
+
 // createWidgetOutputSchema is the outputSchema of create_widget.
 const createWidgetOutputSchema = `{
 	"$defs": {

@@ -18,6 +18,8 @@ var createWidgetTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  createWidgetInputSchema,
 	OutputSchema: createWidgetOutputSchema,
+	StrictSchema: createWidgetStrictSchema,
+	StrictPlan:   `{"o":["code","color","nickname","parent","secret","size","weight"],"p":{"parent":{"a":[{"r":"Ref"}]}},"d":{"Ref":{"o":["id"]}}}`,
 	Toolset:      "widgets",
 	Writes:       true,
 }

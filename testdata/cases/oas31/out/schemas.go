@@ -36,6 +36,41 @@ const logEventInputSchema = `{
 	"type": "object"
 }`
 
+// logEventStrictSchema is the listed inputSchema (strict form) of log_event.
+const logEventStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"count": {
+			"exclusiveMinimum": 0,
+			"type": [
+				"integer",
+				"null"
+			]
+		},
+		"label": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"tags": {
+			"items": {
+				"type": "string"
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"count",
+		"label",
+		"tags"
+	],
+	"type": "object"
+}`
+
 // logEventOutputSchema is the outputSchema of log_event.
 const logEventOutputSchema = `{
 	"properties": {

@@ -18,6 +18,8 @@ var logEventTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  logEventInputSchema,
 	OutputSchema: logEventOutputSchema,
+	StrictSchema: logEventStrictSchema,
+	StrictPlan:   `{"o":["count","label","tags"]}`,
 	Toolset:      "events",
 	Writes:       true,
 }

@@ -10,6 +10,14 @@ const listOrdersInputSchema = `{
 	"type": "object"
 }`
 
+// listOrdersStrictSchema is the listed inputSchema (strict form) of list_orders.
+const listOrdersStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // listOrdersOutputSchema is the outputSchema of list_orders.
 const listOrdersOutputSchema = `{
 	"$defs": {
@@ -206,6 +214,73 @@ const createOrderInputSchema = `{
 	"type": "object"
 }`
 
+// createOrderStrictSchema is the listed inputSchema (strict form) of create_order.
+const createOrderStrictSchema = `{
+	"$defs": {
+		"Item": {
+			"description": "An object with fields quantity, sku, as JSON text.",
+			"type": "string"
+		}
+	},
+	"additionalProperties": false,
+	"properties": {
+		"id": {
+			"pattern": "^o_[0-9]+$",
+			"type": "string"
+		},
+		"items": {
+			"items": {
+				"$ref": "#/$defs/Item"
+			},
+			"minItems": 1,
+			"type": "array"
+		},
+		"payment": {
+			"anyOf": [
+				{
+					"description": "An object with fields card, as JSON text.",
+					"type": "string"
+				},
+				{
+					"description": "An object with fields iban, as JSON text.",
+					"type": "string"
+				},
+				{
+					"type": "null"
+				}
+			]
+		},
+		"placed_at": {
+			"format": "date-time",
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"status": {
+			"enum": [
+				"open",
+				"shipped"
+			],
+			"type": "string"
+		},
+		"total": {
+			"minimum": 0,
+			"multipleOf": 0.01,
+			"type": "number"
+		}
+	},
+	"required": [
+		"id",
+		"items",
+		"payment",
+		"placed_at",
+		"status",
+		"total"
+	],
+	"type": "object"
+}`
+
 // createOrderOutputSchema is the outputSchema of create_order.
 const createOrderOutputSchema = `{
 	"$defs": {
@@ -307,6 +382,14 @@ const countOrdersInputSchema = `{
 	"type": "object"
 }`
 
+// countOrdersStrictSchema is the listed inputSchema (strict form) of count_orders.
+const countOrdersStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // countOrdersOutputSchema is the outputSchema of count_orders.
 const countOrdersOutputSchema = `{
 	"properties": {
@@ -322,6 +405,20 @@ const countOrdersOutputSchema = `{
 
 // getOrderInputSchema is the inputSchema of get_order.
 const getOrderInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"id": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"id"
+	],
+	"type": "object"
+}`
+
+// getOrderStrictSchema is the listed inputSchema (strict form) of get_order.
+const getOrderStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"id": {

@@ -19,6 +19,7 @@ var listOrdersTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listOrdersInputSchema,
 	OutputSchema: listOrdersOutputSchema,
+	StrictSchema: listOrdersStrictSchema,
 	Wrap:         "items",
 	Toolset:      "orders",
 }
@@ -36,6 +37,8 @@ var createOrderTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  createOrderInputSchema,
 	OutputSchema: createOrderOutputSchema,
+	StrictSchema: createOrderStrictSchema,
+	StrictPlan:   `{"o":["payment","placed_at"],"p":{"items":{"i":{"r":"Item"}},"payment":{"a":[{"j":true},{"j":true}]}},"d":{"Item":{"j":true}}}`,
 	Toolset:      "orders",
 	Writes:       true,
 }
@@ -61,6 +64,7 @@ var countOrdersTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  countOrdersInputSchema,
 	OutputSchema: countOrdersOutputSchema,
+	StrictSchema: countOrdersStrictSchema,
 	Wrap:         "value",
 	Toolset:      "orders",
 }
@@ -79,6 +83,7 @@ var getOrderTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getOrderInputSchema,
 	OutputSchema: getOrderOutputSchema,
+	StrictSchema: getOrderStrictSchema,
 	Toolset:      "orders",
 }
 

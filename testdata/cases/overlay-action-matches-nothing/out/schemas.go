@@ -26,6 +26,39 @@ const listOrdersInputSchema = `{
 	"type": "object"
 }`
 
+// listOrdersStrictSchema is the listed inputSchema (strict form) of list_orders.
+const listOrdersStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"limit": {
+			"maximum": 50,
+			"minimum": 1,
+			"type": [
+				"integer",
+				"null"
+			]
+		},
+		"status": {
+			"enum": [
+				"open",
+				"paid",
+				"shipped",
+				"cancelled",
+				null
+			],
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"limit",
+		"status"
+	],
+	"type": "object"
+}`
+
 // listOrdersOutputSchema is the outputSchema of list_orders.
 const listOrdersOutputSchema = `{
 	"$defs": {

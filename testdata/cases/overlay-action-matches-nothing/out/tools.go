@@ -21,6 +21,8 @@ var listOrdersTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listOrdersInputSchema,
 	OutputSchema: listOrdersOutputSchema,
+	StrictSchema: listOrdersStrictSchema,
+	StrictPlan:   `{"o":["limit","status"]}`,
 	Wrap:         "items",
 	Toolset:      "orders",
 }

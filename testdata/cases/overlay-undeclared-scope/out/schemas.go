@@ -11,9 +11,25 @@ const readAuditInputSchema = `{
 	"type": "object"
 }`
 
+// readAuditStrictSchema is the listed inputSchema (strict form) of read_audit.
+const readAuditStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // listItemsInputSchema is the inputSchema of list_items.
 const listItemsInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// listItemsStrictSchema is the listed inputSchema (strict form) of list_items.
+const listItemsStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`

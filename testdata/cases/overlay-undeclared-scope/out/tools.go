@@ -14,14 +14,15 @@ import (
 
 // readAuditTool is GET /audit (operationId getAudit).
 var readAuditTool = &mcpkit.Tool{
-	Name:        "read_audit",
-	Description: "Reads the audit log. Use it to see who changed what; not for item data.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: readAuditInputSchema,
-	Security:    [][]string{{"oauth"}},
-	Scopes:      []string{"adit:read", "audit:read"},
-	Toolset:     "audit",
+	Name:         "read_audit",
+	Description:  "Reads the audit log. Use it to see who changed what; not for item data.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  readAuditInputSchema,
+	StrictSchema: readAuditStrictSchema,
+	Security:     [][]string{{"oauth"}},
+	Scopes:       []string{"adit:read", "audit:read"},
+	Toolset:      "audit",
 }
 
 // readAudit calls GET /audit.
@@ -32,14 +33,15 @@ func readAudit(c *mcpkit.Call) *mcp.CallToolResult {
 
 // listItemsTool is GET /items (operationId listItems).
 var listItemsTool = &mcpkit.Tool{
-	Name:        "list_items",
-	Description: "Lists the items. Use it to find an item's id; not to change items.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: listItemsInputSchema,
-	Security:    [][]string{{"oauth"}},
-	Scopes:      []string{"admin", "items:write"},
-	Toolset:     "items",
+	Name:         "list_items",
+	Description:  "Lists the items. Use it to find an item's id; not to change items.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  listItemsInputSchema,
+	StrictSchema: listItemsStrictSchema,
+	Security:     [][]string{{"oauth"}},
+	Scopes:       []string{"admin", "items:write"},
+	Toolset:      "items",
 }
 
 // listItems calls GET /items.

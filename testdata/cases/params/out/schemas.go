@@ -28,6 +28,39 @@ const setMembersInputSchema = `{
 	"type": "object"
 }`
 
+// setMembersStrictSchema is the listed inputSchema (strict form) of set_members.
+const setMembersStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"body": {
+			"description": "A query parameter called body.",
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"org": {
+			"type": "string"
+		},
+		"request_body": {
+			"description": "Every member's login. (Sent as request body ` + "`" + `body` + "`" + `; named request_body because another input is called body.)",
+			"items": {
+				"type": "string"
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"body",
+		"org",
+		"request_body"
+	],
+	"type": "object"
+}`
+
 // updateRepoInputSchema is the inputSchema of update_repo.
 const updateRepoInputSchema = `{
 	"additionalProperties": false,
@@ -85,6 +118,92 @@ const updateRepoInputSchema = `{
 		"body_name",
 		"org",
 		"repo-name"
+	],
+	"type": "object"
+}`
+
+// updateRepoStrictSchema is the listed inputSchema (strict form) of update_repo.
+const updateRepoStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"X-Request-Id": {
+			"format": "uuid",
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"body_name": {
+			"description": "(Sent as body field ` + "`" + `name` + "`" + `; named body_name because another input is called…",
+			"type": "string"
+		},
+		"expand": {
+			"items": {
+				"type": "string"
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		},
+		"filter": {
+			"description": "An object with fields archived, as JSON text.",
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"name": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"org": {
+			"description": "Operation-level description wins.",
+			"type": "string"
+		},
+		"private": {
+			"type": [
+				"boolean",
+				"null"
+			]
+		},
+		"query_org": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"repo-name": {
+			"type": "string"
+		},
+		"session": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"where": {
+			"description": "A JSON object, as JSON text.",
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"X-Request-Id",
+		"body_name",
+		"expand",
+		"filter",
+		"name",
+		"org",
+		"private",
+		"query_org",
+		"repo-name",
+		"session",
+		"where"
 	],
 	"type": "object"
 }`

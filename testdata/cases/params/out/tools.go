@@ -13,13 +13,15 @@ import (
 
 // setMembersTool is PUT /orgs/{org}/members (operationId setMembers).
 var setMembersTool = &mcpkit.Tool{
-	Name:        "set_members",
-	Description: "Calls PUT /orgs/{org}/members.",
-	Idempotent:  true,
-	OpenWorld:   true,
-	InputSchema: setMembersInputSchema,
-	Toolset:     "orgs",
-	Writes:      true,
+	Name:         "set_members",
+	Description:  "Calls PUT /orgs/{org}/members.",
+	Idempotent:   true,
+	OpenWorld:    true,
+	InputSchema:  setMembersInputSchema,
+	StrictSchema: setMembersStrictSchema,
+	StrictPlan:   `{"o":["body","request_body"]}`,
+	Toolset:      "orgs",
+	Writes:       true,
 }
 
 // setMembers calls PUT /orgs/{org}/members.
@@ -34,12 +36,14 @@ func setMembers(c *mcpkit.Call) *mcp.CallToolResult {
 
 // updateRepoTool is PATCH /orgs/{org}/repos/{repo-name} (operationId updateRepo).
 var updateRepoTool = &mcpkit.Tool{
-	Name:        "update_repo",
-	Description: "Calls PATCH /orgs/{org}/repos/{repo-name}.",
-	OpenWorld:   true,
-	InputSchema: updateRepoInputSchema,
-	Toolset:     "orgs",
-	Writes:      true,
+	Name:         "update_repo",
+	Description:  "Calls PATCH /orgs/{org}/repos/{repo-name}.",
+	OpenWorld:    true,
+	InputSchema:  updateRepoInputSchema,
+	StrictSchema: updateRepoStrictSchema,
+	StrictPlan:   `{"o":["X-Request-Id","expand","filter","name","private","query_org","session","where"],"p":{"filter":{"j":true},"where":{"j":true}}}`,
+	Toolset:      "orgs",
+	Writes:       true,
 }
 
 // updateRepo calls PATCH /orgs/{org}/repos/{repo-name}.

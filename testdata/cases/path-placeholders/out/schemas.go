@@ -10,8 +10,31 @@ const getIndexInputSchema = `{
 	"type": "object"
 }`
 
+// getIndexStrictSchema is the listed inputSchema (strict form) of get_index.
+const getIndexStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // getExportInputSchema is the inputSchema of get_export.
 const getExportInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"job_identifier": {
+			"description": "The job's id, as createExport returned it.",
+			"type": "string"
+		}
+	},
+	"required": [
+		"job_identifier"
+	],
+	"type": "object"
+}`
+
+// getExportStrictSchema is the listed inputSchema (strict form) of get_export.
+const getExportStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"job_identifier": {
@@ -40,6 +63,21 @@ const getExportOutputSchema = `{
 
 // getFileContentInputSchema is the inputSchema of get_file_content.
 const getFileContentInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"file_id": {
+			"description": "(The API description does not declare this path parameter.)",
+			"type": "string"
+		}
+	},
+	"required": [
+		"file_id"
+	],
+	"type": "object"
+}`
+
+// getFileContentStrictSchema is the listed inputSchema (strict form) of get_file_content.
+const getFileContentStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"file_id": {

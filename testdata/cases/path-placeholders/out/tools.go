@@ -13,12 +13,13 @@ import (
 
 // getIndexTool is GET / (operationId getIndex).
 var getIndexTool = &mcpkit.Tool{
-	Name:        "get_index",
-	Description: "The index page.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getIndexInputSchema,
-	Toolset:     "general",
+	Name:         "get_index",
+	Description:  "The index page.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getIndexInputSchema,
+	StrictSchema: getIndexStrictSchema,
+	Toolset:      "general",
 }
 
 // getIndex calls GET /.
@@ -35,6 +36,7 @@ var getExportTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getExportInputSchema,
 	OutputSchema: getExportOutputSchema,
+	StrictSchema: getExportStrictSchema,
 	Toolset:      "export",
 }
 
@@ -47,12 +49,13 @@ func getExport(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getFileContentTool is GET /files/{file_id}/content (operationId getFileContent).
 var getFileContentTool = &mcpkit.Tool{
-	Name:        "get_file_content",
-	Description: "The file's bytes.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getFileContentInputSchema,
-	Toolset:     "files",
+	Name:         "get_file_content",
+	Description:  "The file's bytes.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getFileContentInputSchema,
+	StrictSchema: getFileContentStrictSchema,
+	Toolset:      "files",
 }
 
 // getFileContent calls GET /files/{file_id}/content.

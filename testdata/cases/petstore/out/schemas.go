@@ -18,6 +18,26 @@ const listPetsInputSchema = `{
 	"type": "object"
 }`
 
+// listPetsStrictSchema is the listed inputSchema (strict form) of list_pets.
+const listPetsStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"limit": {
+			"description": "How many pets to return at most. Default: 20.",
+			"maximum": 100,
+			"minimum": 1,
+			"type": [
+				"integer",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"limit"
+	],
+	"type": "object"
+}`
+
 // listPetsOutputSchema is the outputSchema of list_pets.
 const listPetsOutputSchema = `{
 	"$defs": {
@@ -86,6 +106,28 @@ const createPetInputSchema = `{
 	"type": "object"
 }`
 
+// createPetStrictSchema is the listed inputSchema (strict form) of create_pet.
+const createPetStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"name": {
+			"description": "The pet's name.",
+			"type": "string"
+		},
+		"tag": {
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"name",
+		"tag"
+	],
+	"type": "object"
+}`
+
 // createPetOutputSchema is the outputSchema of create_pet.
 const createPetOutputSchema = `{
 	"properties": {
@@ -118,6 +160,21 @@ const showPetByIdInputSchema = `{
 		"petId": {
 			"description": "The pet's id.",
 			"format": "int64",
+			"type": "integer"
+		}
+	},
+	"required": [
+		"petId"
+	],
+	"type": "object"
+}`
+
+// showPetByIdStrictSchema is the listed inputSchema (strict form) of show_pet_by_id.
+const showPetByIdStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"petId": {
+			"description": "The pet's id.",
 			"type": "integer"
 		}
 	},
@@ -176,6 +233,33 @@ const replacePetInputSchema = `{
 	"type": "object"
 }`
 
+// replacePetStrictSchema is the listed inputSchema (strict form) of replace_pet.
+const replacePetStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"name": {
+			"description": "The pet's name.",
+			"type": "string"
+		},
+		"petId": {
+			"description": "The pet's id.",
+			"type": "integer"
+		},
+		"tag": {
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"name",
+		"petId",
+		"tag"
+	],
+	"type": "object"
+}`
+
 // replacePetOutputSchema is the outputSchema of replace_pet.
 const replacePetOutputSchema = `{
 	"properties": {
@@ -208,6 +292,21 @@ const deletePetInputSchema = `{
 		"petId": {
 			"description": "The pet's id.",
 			"format": "int64",
+			"type": "integer"
+		}
+	},
+	"required": [
+		"petId"
+	],
+	"type": "object"
+}`
+
+// deletePetStrictSchema is the listed inputSchema (strict form) of delete_pet.
+const deletePetStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"petId": {
+			"description": "The pet's id.",
 			"type": "integer"
 		}
 	},

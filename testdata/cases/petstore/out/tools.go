@@ -20,6 +20,8 @@ var listPetsTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listPetsInputSchema,
 	OutputSchema: listPetsOutputSchema,
+	StrictSchema: listPetsStrictSchema,
+	StrictPlan:   `{"o":["limit"]}`,
 	Toolset:      "pets",
 }
 
@@ -38,6 +40,8 @@ var createPetTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  createPetInputSchema,
 	OutputSchema: createPetOutputSchema,
+	StrictSchema: createPetStrictSchema,
+	StrictPlan:   `{"o":["tag"]}`,
 	Toolset:      "pets",
 	Writes:       true,
 }
@@ -60,6 +64,7 @@ var showPetByIdTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  showPetByIdInputSchema,
 	OutputSchema: showPetByIdOutputSchema,
+	StrictSchema: showPetByIdStrictSchema,
 	Toolset:      "pets",
 }
 
@@ -79,6 +84,8 @@ var replacePetTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  replacePetInputSchema,
 	OutputSchema: replacePetOutputSchema,
+	StrictSchema: replacePetStrictSchema,
+	StrictPlan:   `{"o":["tag"]}`,
 	Toolset:      "pets",
 	Writes:       true,
 }
@@ -95,15 +102,16 @@ func replacePet(c *mcpkit.Call) *mcp.CallToolResult {
 
 // deletePetTool is DELETE /pets/{petId} (operationId deletePet).
 var deletePetTool = &mcpkit.Tool{
-	Name:        "delete_pet",
-	Title:       "Delete a pet",
-	Description: "Delete a pet",
-	Destructive: true,
-	Idempotent:  true,
-	OpenWorld:   true,
-	InputSchema: deletePetInputSchema,
-	Toolset:     "pets",
-	Writes:      true,
+	Name:         "delete_pet",
+	Title:        "Delete a pet",
+	Description:  "Delete a pet",
+	Destructive:  true,
+	Idempotent:   true,
+	OpenWorld:    true,
+	InputSchema:  deletePetInputSchema,
+	StrictSchema: deletePetStrictSchema,
+	Toolset:      "pets",
+	Writes:       true,
 }
 
 // deletePet calls DELETE /pets/{petId}.

@@ -30,6 +30,42 @@ const replaceInTheCollectionOfThingsKeptForAccountTheCallerInputSchema = `{
 	"type": "object"
 }`
 
+// replaceInTheCollectionOfThingsKeptForAccountTheCallerStrictSchema is the listed inputSchema (strict form) of replace_in_the_collection_of_things_kept_for_account_the_caller.
+const replaceInTheCollectionOfThingsKeptForAccountTheCallerStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"body_id": {
+			"description": "(Sent as body field ` + "`" + `id` + "`" + `; named body_id because another input is called id.)",
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"color": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"id": {
+			"type": "string"
+		},
+		"size": {
+			"type": [
+				"integer",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"body_id",
+		"color",
+		"id",
+		"size"
+	],
+	"type": "object"
+}`
+
 // replaceInTheCollectionOfThingsKeptForAccountTheCallerOutputSchema is the outputSchema of replace_in_the_collection_of_things_kept_for_account_the_caller.
 const replaceInTheCollectionOfThingsKeptForAccountTheCallerOutputSchema = `{
 	"properties": {
@@ -57,6 +93,20 @@ const replaceInTheCollectionOfThingsKeptForAccountTheCallerOutputSchema = `{
 
 // getThingByNameInputSchema is the inputSchema of get_thing_by_name.
 const getThingByNameInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"name": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"name"
+	],
+	"type": "object"
+}`
+
+// getThingByNameStrictSchema is the listed inputSchema (strict form) of get_thing_by_name.
+const getThingByNameStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"name": {

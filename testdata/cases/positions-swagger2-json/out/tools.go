@@ -19,6 +19,8 @@ var replaceInTheCollectionOfThingsKeptForAccountTheCallerTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  replaceInTheCollectionOfThingsKeptForAccountTheCallerInputSchema,
 	OutputSchema: replaceInTheCollectionOfThingsKeptForAccountTheCallerOutputSchema,
+	StrictSchema: replaceInTheCollectionOfThingsKeptForAccountTheCallerStrictSchema,
+	StrictPlan:   `{"o":["body_id","color","size"]}`,
 	Toolset:      "things",
 	Writes:       true,
 }
@@ -36,12 +38,13 @@ func replaceInTheCollectionOfThingsKeptForAccountTheCaller(c *mcpkit.Call) *mcp.
 
 // getThingByNameTool is GET /things/{name} (operationId getThingByName).
 var getThingByNameTool = &mcpkit.Tool{
-	Name:        "get_thing_by_name",
-	Description: "Calls GET /things/{name}.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getThingByNameInputSchema,
-	Toolset:     "things",
+	Name:         "get_thing_by_name",
+	Description:  "Calls GET /things/{name}.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getThingByNameInputSchema,
+	StrictSchema: getThingByNameStrictSchema,
+	Toolset:      "things",
 }
 
 // getThingByName calls GET /things/{name}.

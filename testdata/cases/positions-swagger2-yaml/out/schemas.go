@@ -29,6 +29,48 @@ const replaceBoxInputSchema = `{
 	"type": "object"
 }`
 
+// replaceBoxStrictSchema is the listed inputSchema (strict form) of replace_box.
+const replaceBoxStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"box_id": {
+			"type": "string"
+		},
+		"dry_run": {
+			"type": [
+				"boolean",
+				"null"
+			]
+		},
+		"label": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"size": {
+			"type": [
+				"integer",
+				"null"
+			]
+		},
+		"trace": {
+			"type": [
+				"integer",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"box_id",
+		"dry_run",
+		"label",
+		"size",
+		"trace"
+	],
+	"type": "object"
+}`
+
 // replaceBoxOutputSchema is the outputSchema of replace_box.
 const replaceBoxOutputSchema = `{
 	"properties": {
@@ -69,6 +111,54 @@ const addNoteInputSchema = `{
 	},
 	"required": [
 		"box_id",
+		"text"
+	],
+	"type": "object"
+}`
+
+// addNoteStrictSchema is the listed inputSchema (strict form) of add_note.
+const addNoteStrictSchema = `{
+	"$defs": {
+		"note": {
+			"type": "boolean"
+		}
+	},
+	"additionalProperties": false,
+	"properties": {
+		"box_id": {
+			"type": "string"
+		},
+		"note": {
+			"anyOf": [
+				{
+					"$ref": "#/$defs/note"
+				},
+				{
+					"type": "null"
+				}
+			]
+		},
+		"page_size": {
+			"type": [
+				"integer",
+				"null"
+			]
+		},
+		"pinned": {
+			"type": [
+				"integer",
+				"null"
+			]
+		},
+		"text": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"box_id",
+		"note",
+		"page_size",
+		"pinned",
 		"text"
 	],
 	"type": "object"

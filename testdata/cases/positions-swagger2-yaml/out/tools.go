@@ -19,6 +19,8 @@ var replaceBoxTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  replaceBoxInputSchema,
 	OutputSchema: replaceBoxOutputSchema,
+	StrictSchema: replaceBoxStrictSchema,
+	StrictPlan:   `{"o":["dry_run","label","size","trace"]}`,
 	Toolset:      "boxes",
 	Writes:       true,
 }
@@ -37,12 +39,14 @@ func replaceBox(c *mcpkit.Call) *mcp.CallToolResult {
 
 // addNoteTool is POST /boxes/{box_id}/notes (operationId addNote).
 var addNoteTool = &mcpkit.Tool{
-	Name:        "add_note",
-	Description: "Calls POST /boxes/{box_id}/notes.",
-	OpenWorld:   true,
-	InputSchema: addNoteInputSchema,
-	Toolset:     "boxes",
-	Writes:      true,
+	Name:         "add_note",
+	Description:  "Calls POST /boxes/{box_id}/notes.",
+	OpenWorld:    true,
+	InputSchema:  addNoteInputSchema,
+	StrictSchema: addNoteStrictSchema,
+	StrictPlan:   `{"o":["note","page_size","pinned"],"p":{"note":{"r":"note"}}}`,
+	Toolset:      "boxes",
+	Writes:       true,
 }
 
 // addNote calls POST /boxes/{box_id}/notes.

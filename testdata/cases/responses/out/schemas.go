@@ -10,6 +10,14 @@ const countThingsInputSchema = `{
 	"type": "object"
 }`
 
+// countThingsStrictSchema is the listed inputSchema (strict form) of count_things.
+const countThingsStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // countThingsOutputSchema is the outputSchema of count_things.
 const countThingsOutputSchema = `{
 	"properties": {
@@ -38,6 +46,14 @@ const getGreetingInputSchema = `{
 	"type": "object"
 }`
 
+// getGreetingStrictSchema is the listed inputSchema (strict form) of get_greeting.
+const getGreetingStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // getGreetingOutputSchema is the outputSchema of get_greeting.
 const getGreetingOutputSchema = `{
 	"properties": {
@@ -55,6 +71,14 @@ const getGreetingOutputSchema = `{
 const listNamesInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// listNamesStrictSchema is the listed inputSchema (strict form) of list_names.
+const listNamesStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`
 
@@ -84,9 +108,25 @@ const pingInputSchema = `{
 	"type": "object"
 }`
 
+// pingStrictSchema is the listed inputSchema (strict form) of ping.
+const pingStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // getReadmeInputSchema is the inputSchema of get_readme.
 const getReadmeInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// getReadmeStrictSchema is the listed inputSchema (strict form) of get_readme.
+const getReadmeStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`

@@ -19,6 +19,7 @@ var countThingsTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  countThingsInputSchema,
 	OutputSchema: countThingsOutputSchema,
+	StrictSchema: countThingsStrictSchema,
 	Wrap:         "value",
 	Toolset:      "count",
 }
@@ -37,6 +38,7 @@ var getGreetingTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getGreetingInputSchema,
 	OutputSchema: getGreetingOutputSchema,
+	StrictSchema: getGreetingStrictSchema,
 	Wrap:         "value",
 	Toolset:      "greeting",
 }
@@ -55,6 +57,7 @@ var listNamesTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listNamesInputSchema,
 	OutputSchema: listNamesOutputSchema,
+	StrictSchema: listNamesStrictSchema,
 	Wrap:         "items",
 	Toolset:      "names",
 }
@@ -67,12 +70,13 @@ func listNames(c *mcpkit.Call) *mcp.CallToolResult {
 
 // pingTool is POST /ping (operationId ping).
 var pingTool = &mcpkit.Tool{
-	Name:        "ping",
-	Description: "Calls POST /ping.",
-	OpenWorld:   true,
-	InputSchema: pingInputSchema,
-	Toolset:     "ping",
-	Writes:      true,
+	Name:         "ping",
+	Description:  "Calls POST /ping.",
+	OpenWorld:    true,
+	InputSchema:  pingInputSchema,
+	StrictSchema: pingStrictSchema,
+	Toolset:      "ping",
+	Writes:       true,
 }
 
 // ping calls POST /ping.
@@ -83,12 +87,13 @@ func ping(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getReadmeTool is GET /readme (operationId getReadme).
 var getReadmeTool = &mcpkit.Tool{
-	Name:        "get_readme",
-	Description: "Calls GET /readme.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getReadmeInputSchema,
-	Toolset:     "readme",
+	Name:         "get_readme",
+	Description:  "Calls GET /readme.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getReadmeInputSchema,
+	StrictSchema: getReadmeStrictSchema,
+	Toolset:      "readme",
 }
 
 // getReadme calls GET /readme.

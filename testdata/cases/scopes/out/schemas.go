@@ -11,10 +11,26 @@ const readAuditInputSchema = `{
 	"type": "object"
 }`
 
+// readAuditStrictSchema is the listed inputSchema (strict form) of read_audit.
+const readAuditStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // listAndCreateInputSchema is the inputSchema of list_and_create.
 const listAndCreateInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// listAndCreateStrictSchema is the listed inputSchema (strict form) of list_and_create.
+const listAndCreateStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`
 
@@ -38,6 +54,14 @@ const publicUnscopedInputSchema = `{
 	"type": "object"
 }`
 
+// publicUnscopedStrictSchema is the listed inputSchema (strict form) of public_unscoped.
+const publicUnscopedStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // createItemInputSchema is the inputSchema of create_item.
 const createItemInputSchema = `{
 	"additionalProperties": false,
@@ -45,9 +69,25 @@ const createItemInputSchema = `{
 	"type": "object"
 }`
 
+// createItemStrictSchema is the listed inputSchema (strict form) of create_item.
+const createItemStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // getPublicInputSchema is the inputSchema of get_public.
 const getPublicInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// getPublicStrictSchema is the listed inputSchema (strict form) of get_public.
+const getPublicStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`

@@ -14,14 +14,15 @@ import (
 
 // readAuditTool is GET /audit (operationId getAudit).
 var readAuditTool = &mcpkit.Tool{
-	Name:        "read_audit",
-	Description: "Reads the audit log. Use it to see who changed what; not for item data.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: readAuditInputSchema,
-	Security:    [][]string{{"oauth"}},
-	Scopes:      []string{"audit:read"},
-	Toolset:     "audit",
+	Name:         "read_audit",
+	Description:  "Reads the audit log. Use it to see who changed what; not for item data.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  readAuditInputSchema,
+	StrictSchema: readAuditStrictSchema,
+	Security:     [][]string{{"oauth"}},
+	Scopes:       []string{"audit:read"},
+	Toolset:      "audit",
 }
 
 // readAudit calls GET /audit.
@@ -37,6 +38,7 @@ var listAndCreateTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listAndCreateInputSchema,
 	OutputSchema: listAndCreateOutputSchema,
+	StrictSchema: listAndCreateStrictSchema,
 	Scopes:       []string{"items:read", "items:write"},
 	Steps: []mcpkit.Step{
 		{Name: "list", ReadOnly: true, Security: [][]string{{"oauth"}}, Request: listAndCreateList},
@@ -65,13 +67,14 @@ func listAndCreateCreate(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request {
 
 // publicUnscopedTool is GET /items (operationId listItems).
 var publicUnscopedTool = &mcpkit.Tool{
-	Name:        "public_unscoped",
-	Description: "Lists the items with no scope needed. Use it for public listings; not for private data.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: publicUnscopedInputSchema,
-	Security:    [][]string{{"oauth"}},
-	Toolset:     "items",
+	Name:         "public_unscoped",
+	Description:  "Lists the items with no scope needed. Use it for public listings; not for private data.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  publicUnscopedInputSchema,
+	StrictSchema: publicUnscopedStrictSchema,
+	Security:     [][]string{{"oauth"}},
+	Toolset:      "items",
 }
 
 // publicUnscoped calls GET /items.
@@ -82,14 +85,15 @@ func publicUnscoped(c *mcpkit.Call) *mcp.CallToolResult {
 
 // createItemTool is POST /items (operationId createItem).
 var createItemTool = &mcpkit.Tool{
-	Name:        "create_item",
-	Description: "Calls POST /items.",
-	OpenWorld:   true,
-	InputSchema: createItemInputSchema,
-	Security:    [][]string{{"apiKey"}, {"oidc"}},
-	Scopes:      []string{"items:read", "items:write"},
-	Toolset:     "items",
-	Writes:      true,
+	Name:         "create_item",
+	Description:  "Calls POST /items.",
+	OpenWorld:    true,
+	InputSchema:  createItemInputSchema,
+	StrictSchema: createItemStrictSchema,
+	Security:     [][]string{{"apiKey"}, {"oidc"}},
+	Scopes:       []string{"items:read", "items:write"},
+	Toolset:      "items",
+	Writes:       true,
 }
 
 // createItem calls POST /items.
@@ -100,12 +104,13 @@ func createItem(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getPublicTool is GET /public (operationId getPublic).
 var getPublicTool = &mcpkit.Tool{
-	Name:        "get_public",
-	Description: "Calls GET /public.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getPublicInputSchema,
-	Toolset:     "public",
+	Name:         "get_public",
+	Description:  "Calls GET /public.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getPublicInputSchema,
+	StrictSchema: getPublicStrictSchema,
+	Toolset:      "public",
 }
 
 // getPublic calls GET /public.

@@ -10,10 +10,26 @@ const getAdminInputSchema = `{
 	"type": "object"
 }`
 
+// getAdminStrictSchema is the listed inputSchema (strict form) of get_admin.
+const getAdminStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // getLegacyInputSchema is the inputSchema of get_legacy.
 const getLegacyInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// getLegacyStrictSchema is the listed inputSchema (strict form) of get_legacy.
+const getLegacyStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`
 
@@ -24,6 +40,14 @@ const getMeInputSchema = `{
 	"type": "object"
 }`
 
+// getMeStrictSchema is the listed inputSchema (strict form) of get_me.
+const getMeStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // getPublicInputSchema is the inputSchema of get_public.
 const getPublicInputSchema = `{
 	"additionalProperties": false,
@@ -31,9 +55,25 @@ const getPublicInputSchema = `{
 	"type": "object"
 }`
 
+// getPublicStrictSchema is the listed inputSchema (strict form) of get_public.
+const getPublicStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // getReportsInputSchema is the inputSchema of get_reports.
 const getReportsInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// getReportsStrictSchema is the listed inputSchema (strict form) of get_reports.
+const getReportsStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`

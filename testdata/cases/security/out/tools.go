@@ -13,13 +13,14 @@ import (
 
 // getAdminTool is GET /admin (operationId getAdmin).
 var getAdminTool = &mcpkit.Tool{
-	Name:        "get_admin",
-	Description: "Calls GET /admin.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getAdminInputSchema,
-	Security:    [][]string{{"apiKeyHeader", "apiKeyQuery"}, {"basicAuth"}},
-	Toolset:     "admin",
+	Name:         "get_admin",
+	Description:  "Calls GET /admin.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getAdminInputSchema,
+	StrictSchema: getAdminStrictSchema,
+	Security:     [][]string{{"apiKeyHeader", "apiKeyQuery"}, {"basicAuth"}},
+	Toolset:      "admin",
 }
 
 // getAdmin calls GET /admin.
@@ -30,12 +31,13 @@ func getAdmin(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getLegacyTool is GET /legacy (operationId getLegacy).
 var getLegacyTool = &mcpkit.Tool{
-	Name:        "get_legacy",
-	Description: "Calls GET /legacy.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getLegacyInputSchema,
-	Toolset:     "legacy",
+	Name:         "get_legacy",
+	Description:  "Calls GET /legacy.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getLegacyInputSchema,
+	StrictSchema: getLegacyStrictSchema,
+	Toolset:      "legacy",
 }
 
 // getLegacy calls GET /legacy.
@@ -46,13 +48,14 @@ func getLegacy(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getMeTool is GET /me (operationId getMe).
 var getMeTool = &mcpkit.Tool{
-	Name:        "get_me",
-	Description: "Calls GET /me.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getMeInputSchema,
-	Security:    [][]string{{"bearerAuth"}},
-	Toolset:     "me",
+	Name:         "get_me",
+	Description:  "Calls GET /me.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getMeInputSchema,
+	StrictSchema: getMeStrictSchema,
+	Security:     [][]string{{"bearerAuth"}},
+	Toolset:      "me",
 }
 
 // getMe calls GET /me.
@@ -63,12 +66,13 @@ func getMe(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getPublicTool is GET /public (operationId getPublic).
 var getPublicTool = &mcpkit.Tool{
-	Name:        "get_public",
-	Description: "Calls GET /public.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getPublicInputSchema,
-	Toolset:     "public",
+	Name:         "get_public",
+	Description:  "Calls GET /public.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getPublicInputSchema,
+	StrictSchema: getPublicStrictSchema,
+	Toolset:      "public",
 }
 
 // getPublic calls GET /public.
@@ -79,14 +83,15 @@ func getPublic(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getReportsTool is GET /reports (operationId getReports).
 var getReportsTool = &mcpkit.Tool{
-	Name:        "get_reports",
-	Description: "Calls GET /reports.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getReportsInputSchema,
-	Security:    [][]string{{"oauth"}},
-	Scopes:      []string{"reports:read"},
-	Toolset:     "reports",
+	Name:         "get_reports",
+	Description:  "Calls GET /reports.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getReportsInputSchema,
+	StrictSchema: getReportsStrictSchema,
+	Security:     [][]string{{"oauth"}},
+	Scopes:       []string{"reports:read"},
+	Toolset:      "reports",
 }
 
 // getReports calls GET /reports.

@@ -17,8 +17,36 @@ const getChatInputSchema = `{
 	"type": "object"
 }`
 
+// getChatStrictSchema is the listed inputSchema (strict form) of get_chat.
+const getChatStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"channel": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"channel"
+	],
+	"type": "object"
+}`
+
 // postMessageInputSchema is the inputSchema of post_message.
 const postMessageInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"text": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"text"
+	],
+	"type": "object"
+}`
+
+// postMessageStrictSchema is the listed inputSchema (strict form) of post_message.
+const postMessageStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"text": {
@@ -45,6 +73,20 @@ const searchInputSchema = `{
 	"type": "object"
 }`
 
+// searchStrictSchema is the listed inputSchema (strict form) of search.
+const searchStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"q": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"q"
+	],
+	"type": "object"
+}`
+
 // listSessionsInputSchema is the inputSchema of list_sessions.
 const listSessionsInputSchema = `{
 	"additionalProperties": false,
@@ -54,6 +96,24 @@ const listSessionsInputSchema = `{
 			"type": "string"
 		}
 	},
+	"type": "object"
+}`
+
+// listSessionsStrictSchema is the listed inputSchema (strict form) of list_sessions.
+const listSessionsStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"token": {
+			"description": "Only the session with this token value.",
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"token"
+	],
 	"type": "object"
 }`
 
@@ -68,6 +128,27 @@ const getThingInputSchema = `{
 			"type": "string"
 		}
 	},
+	"type": "object"
+}`
+
+// getThingStrictSchema is the listed inputSchema (strict form) of get_thing.
+const getThingStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"format": {
+			"enum": [
+				"full",
+				null
+			],
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"format"
+	],
 	"type": "object"
 }`
 

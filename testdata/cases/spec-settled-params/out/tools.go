@@ -13,13 +13,14 @@ import (
 
 // getChatTool is GET /chat (operationId getChat).
 var getChatTool = &mcpkit.Tool{
-	Name:        "get_chat",
-	Description: "Reads a chat.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getChatInputSchema,
-	Security:    [][]string{{"bearer"}},
-	Toolset:     "chat",
+	Name:         "get_chat",
+	Description:  "Reads a chat.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getChatInputSchema,
+	StrictSchema: getChatStrictSchema,
+	Security:     [][]string{{"bearer"}},
+	Toolset:      "chat",
 }
 
 // getChat calls GET /chat.
@@ -32,13 +33,14 @@ func getChat(c *mcpkit.Call) *mcp.CallToolResult {
 
 // postMessageTool is POST /messages (operationId postMessage).
 var postMessageTool = &mcpkit.Tool{
-	Name:        "post_message",
-	Description: "Posts a message.",
-	OpenWorld:   true,
-	InputSchema: postMessageInputSchema,
-	Security:    [][]string{{"queryToken"}},
-	Toolset:     "messages",
-	Writes:      true,
+	Name:         "post_message",
+	Description:  "Posts a message.",
+	OpenWorld:    true,
+	InputSchema:  postMessageInputSchema,
+	StrictSchema: postMessageStrictSchema,
+	Security:     [][]string{{"queryToken"}},
+	Toolset:      "messages",
+	Writes:       true,
 }
 
 // postMessage calls POST /messages.
@@ -52,13 +54,14 @@ func postMessage(c *mcpkit.Call) *mcp.CallToolResult {
 
 // searchTool is GET /search (operationId search).
 var searchTool = &mcpkit.Tool{
-	Name:        "search",
-	Description: "Finds messages.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: searchInputSchema,
-	Security:    [][]string{{"queryToken"}},
-	Toolset:     "search",
+	Name:         "search",
+	Description:  "Finds messages.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  searchInputSchema,
+	StrictSchema: searchStrictSchema,
+	Security:     [][]string{{"queryToken"}},
+	Toolset:      "search",
 }
 
 // search calls GET /search.
@@ -70,13 +73,15 @@ func search(c *mcpkit.Call) *mcp.CallToolResult {
 
 // listSessionsTool is GET /sessions (operationId listSessions).
 var listSessionsTool = &mcpkit.Tool{
-	Name:        "list_sessions",
-	Description: "Lists sessions, optionally the one with a given token.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: listSessionsInputSchema,
-	Security:    [][]string{{"bearer"}},
-	Toolset:     "sessions",
+	Name:         "list_sessions",
+	Description:  "Lists sessions, optionally the one with a given token.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  listSessionsInputSchema,
+	StrictSchema: listSessionsStrictSchema,
+	StrictPlan:   `{"o":["token"]}`,
+	Security:     [][]string{{"bearer"}},
+	Toolset:      "sessions",
 }
 
 // listSessions calls GET /sessions.
@@ -94,6 +99,8 @@ var getThingTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getThingInputSchema,
 	OutputSchema: getThingOutputSchema,
+	StrictSchema: getThingStrictSchema,
+	StrictPlan:   `{"o":["format"]}`,
 	Toolset:      "things",
 }
 

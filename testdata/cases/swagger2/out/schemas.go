@@ -35,6 +35,56 @@ const listFilesInputSchema = `{
 	"type": "object"
 }`
 
+// listFilesStrictSchema is the listed inputSchema (strict form) of list_files.
+const listFilesStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"ids": {
+			"items": {
+				"type": "string"
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		},
+		"owners": {
+			"items": {
+				"type": "string"
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		},
+		"sizes": {
+			"items": {
+				"type": "integer"
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		},
+		"tags": {
+			"items": {
+				"type": "string"
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"ids",
+		"owners",
+		"sizes",
+		"tags"
+	],
+	"type": "object"
+}`
+
 // listFilesOutputSchema is the outputSchema of list_files.
 const listFilesOutputSchema = `{
 	"$defs": {
@@ -98,6 +148,28 @@ const uploadFileInputSchema = `{
 	"type": "object"
 }`
 
+// uploadFileStrictSchema is the listed inputSchema (strict form) of upload_file.
+const uploadFileStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"file": {
+			"description": "The content. Format: binary.",
+			"type": "string"
+		},
+		"note": {
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"file",
+		"note"
+	],
+	"type": "object"
+}`
+
 // uploadFileOutputSchema is the outputSchema of upload_file.
 const uploadFileOutputSchema = `{
 	"properties": {
@@ -142,6 +214,34 @@ const renameFileInputSchema = `{
 	},
 	"required": [
 		"id",
+		"name"
+	],
+	"type": "object"
+}`
+
+// renameFileStrictSchema is the listed inputSchema (strict form) of rename_file.
+const renameFileStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"id": {
+			"type": "string"
+		},
+		"labels": {
+			"items": {
+				"type": "string"
+			},
+			"type": [
+				"array",
+				"null"
+			]
+		},
+		"name": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"id",
+		"labels",
 		"name"
 	],
 	"type": "object"

@@ -19,6 +19,8 @@ var listFilesTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  listFilesInputSchema,
 	OutputSchema: listFilesOutputSchema,
+	StrictSchema: listFilesStrictSchema,
+	StrictPlan:   `{"o":["ids","owners","sizes","tags"]}`,
 	Wrap:         "items",
 	Toolset:      "files",
 }
@@ -40,6 +42,8 @@ var uploadFileTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  uploadFileInputSchema,
 	OutputSchema: uploadFileOutputSchema,
+	StrictSchema: uploadFileStrictSchema,
+	StrictPlan:   `{"o":["note"]}`,
 	Toolset:      "files",
 	Writes:       true,
 }
@@ -60,6 +64,8 @@ var renameFileTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  renameFileInputSchema,
 	OutputSchema: renameFileOutputSchema,
+	StrictSchema: renameFileStrictSchema,
+	StrictPlan:   `{"o":["labels"]}`,
 	Toolset:      "files",
 	Writes:       true,
 }

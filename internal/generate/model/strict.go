@@ -1,0 +1,75 @@
+package model
+
+import (
+	"strings"
+
+	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/schema"
+	"github.com/tailormcp/tailor/internal/parallel"
+)
+
+// MaxDescription bounds a tool's description, in bytes: Codex cuts plugin
+// tool descriptions there, and every byte is paid on every turn.
+const MaxDescription = 1000
+
+// Listed makes what tools/list shows of the curated tool set api: each
+// description within MaxDescription (cut at a sentence boundary), and,
+// unless full, the strict form of each input schema (Strict).
+func Listed(api *ir.API, full bool) []diag.Diagnostic {
+	for _, t := range api.Tools {
+		t.Description = schema.TrimText(schema.PlainText(t.Description), MaxDescription)
+	}
+	if full {
+		return nil
+	}
+	return Strict(api)
+}
+
+// Strict gives every tool of api the strict form of its input schema
+// (schema.ToStrict), which the server lists: the schema every major model
+// API accepts for strict function calling. The full schema stays the
+// tool's InputSchema, which validates the calls. It runs on the curated
+// tool set, so that what the overlay changed is listed as changed. What
+// the model can no longer say in the strict form is a warning, once per
+// place (a component shared by many tools is one warning).
+func Strict(api *ir.API) []diag.Diagnostic {
+	forms := make([]*schema.StrictForm, len(api.Tools))
+	errs := make([]error, len(api.Tools))
+	parallel.For(len(api.Tools), func(i int) {
+		forms[i], errs[i] = schema.ToStrict(api.Tools[i].InputSchema)
+	})
+	l := &diag.List{}
+	said := map[string]bool{}
+	for i, t := range api.Tools {
+		pos := diag.Pos{File: t.Origin.File, Line: t.Origin.Line, Col: t.Origin.Col}
+		if errs[i] != nil {
+			l.Warnf(pos, t.Origin.Pointer, "tool %q: input schema has no strict form (%v); its full schema is listed", t.Name, errs[i])
+			continue
+		}
+		t.StrictSchema, t.StrictPlan = forms[i].Schema, forms[i].Plan
+		for _, lost := range forms[i].Lost {
+			if strings.HasPrefix(lost, "#/$defs/") {
+				if said[lost] {
+					continue
+				}
+				said[lost] = true
+			}
+			l.Warnf(pos, t.Origin.Pointer, "tool %q lists its input schema in strict form, where %s; calls are still checked against the full schema (--full-schemas lists it)", t.Name, lostText(lost))
+		}
+	}
+	return l.All()
+}
+
+// lostText puts a place in the input schema first in words:
+// "#/properties/metadata: x" → "at metadata, x".
+func lostText(lost string) string {
+	where, what, ok := strings.Cut(lost, ": ")
+	if !ok {
+		return lost
+	}
+	where = strings.TrimPrefix(where, "#")
+	where = strings.ReplaceAll(strings.TrimPrefix(where, "/"), "/properties/", ".")
+	where = strings.TrimPrefix(where, "properties/")
+	return "at " + where + ", " + what
+}
