@@ -10,8 +10,30 @@ const getCatalogueInputSchema = `{
 	"type": "object"
 }`
 
+// getCatalogueStrictSchema is the listed inputSchema (strict form) of get_catalogue.
+const getCatalogueStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
+	"type": "object"
+}`
+
 // getUserInputSchema is the inputSchema of get_user.
 const getUserInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"id": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"id"
+	],
+	"type": "object"
+}`
+
+// getUserStrictSchema is the listed inputSchema (strict form) of get_user.
+const getUserStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"id": {
@@ -28,5 +50,13 @@ const getUserInputSchema = `{
 const getOrdersInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
+	"type": "object"
+}`
+
+// getOrdersStrictSchema is the listed inputSchema (strict form) of get_orders.
+const getOrdersStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {},
+	"required": [],
 	"type": "object"
 }`

@@ -13,13 +13,14 @@ import (
 
 // getCatalogueTool is GET /catalogue (operationId список).
 var getCatalogueTool = &mcpkit.Tool{
-	Name:        "get_catalogue",
-	Title:       "Lists the catalogue.",
-	Description: "Lists the catalogue.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getCatalogueInputSchema,
-	Toolset:     "catalogue",
+	Name:         "get_catalogue",
+	Title:        "Lists the catalogue.",
+	Description:  "Lists the catalogue.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getCatalogueInputSchema,
+	StrictSchema: getCatalogueStrictSchema,
+	Toolset:      "catalogue",
 }
 
 // getCatalogue calls GET /catalogue.
@@ -30,15 +31,16 @@ func getCatalogue(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getUserTool is DELETE /users/{id} (operationId get_usеr).
 var getUserTool = &mcpkit.Tool{
-	Name:        "get_user",
-	Title:       "Deletes a user for good.",
-	Description: "Deletes a user for good.",
-	Destructive: true,
-	Idempotent:  true,
-	OpenWorld:   true,
-	InputSchema: getUserInputSchema,
-	Toolset:     "users",
-	Writes:      true,
+	Name:         "get_user",
+	Title:        "Deletes a user for good.",
+	Description:  "Deletes a user for good.",
+	Destructive:  true,
+	Idempotent:   true,
+	OpenWorld:    true,
+	InputSchema:  getUserInputSchema,
+	StrictSchema: getUserStrictSchema,
+	Toolset:      "users",
+	Writes:       true,
 }
 
 // getUser calls DELETE /users/{id}.
@@ -50,13 +52,14 @@ func getUser(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getOrdersTool is GET /оrders.
 var getOrdersTool = &mcpkit.Tool{
-	Name:        "get_orders",
-	Title:       "Lists the orders.",
-	Description: "Lists the orders.",
-	ReadOnly:    true,
-	OpenWorld:   true,
-	InputSchema: getOrdersInputSchema,
-	Toolset:     "rders",
+	Name:         "get_orders",
+	Title:        "Lists the orders.",
+	Description:  "Lists the orders.",
+	ReadOnly:     true,
+	OpenWorld:    true,
+	InputSchema:  getOrdersInputSchema,
+	StrictSchema: getOrdersStrictSchema,
+	Toolset:      "rders",
 }
 
 // getOrders calls GET /оrders.
