@@ -63,7 +63,7 @@ func TestDemo(t *testing.T) {
 			"li_2 (Headphone case): cancelled",
 		}},
 		{"petstore", "petstore", []string{
-			"- list_pets(limit, species, status): Lists the shelter's pets, newest first.",
+			"- list_pets(limit*, species*, status*): Lists the shelter's pets, newest first.",
 			"Conflict (HTTP 409 Conflict). The API said: Clover has already been adopted",
 			"`limit`: maximum: got 500, want 50",
 		}},
