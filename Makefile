@@ -75,8 +75,8 @@ FUZZEXECS ?= 20000
 FUZZFLAGS = -run '^$$' -fuzztime $(FUZZEXECS)x -fuzzminimizetime 2000x
 fuzz:
 	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzArguments$$'
-	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzRedact$$'
-	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzRedactorMatchesExpression$$'
+	$(GO) test ./mcpkit/internal/redact $(FUZZFLAGS) -fuzz '^FuzzRedact$$'
+	$(GO) test ./mcpkit/internal/redact $(FUZZFLAGS) -fuzz '^FuzzRedactorMatchesExpression$$'
 	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzStdioFilter$$'
 	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzDecodeMessage$$'
 	$(GO) test ./mcpkit $(FUZZFLAGS) -fuzz '^FuzzFitsSurely$$'
