@@ -61,7 +61,7 @@ paths:
 		}
 	}
 	for _, want := range []string{"read ”it” and “this“ [Item]", "GET /café (operationId cafeRead)",
-		"\tName:        \"plain_read\",\n", "\tDescription: \"" + long[:40]} {
+		"\tName:         \"plain_read\",\n", "\tDescription:  \"" + long[:40]} {
 		if !strings.Contains(tools, want) {
 			t.Errorf("tools.go does not have gofmt's %q", want)
 		}
