@@ -41,23 +41,23 @@ type builder struct {
 	envPrefix string
 	conv      *schema.Converter
 	diags     *diag.List
-	names     map[string]string // tool name → pointer of the operation that has it
-	results   map[resultKey]madeResult
+	// names are the operations' tool names (fitNames), in operation
+	// order; budget is the length they fit in.
+	names   []fitted
+	budget  int
+	results map[resultKey]madeResult
 	// encodings are the tools' schemas converted and not yet encoded
 	// (encode.go); schemas says which tool each is for.
 	encodings []*encoding
 	schemas   []toolSchemas
 	schemes   []ir.SecurityScheme
-	// common are the words every operation's base name has: the first to
-	// go when a name must be shortened.
-	common map[string]bool
 }
 
 // Raw makes the raw tool set of spec: one tool per operation. Problems it works around are
 // returned as warnings; it does not fail on any loadable spec.
 func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	doc := spec.Doc
-	b := &builder{doc: doc, path: spec.Path, diags: &diag.List{}, names: map[string]string{}, results: map[resultKey]madeResult{}, opts: opts}
+	b := &builder{doc: doc, path: spec.Path, diags: &diag.List{}, results: map[resultKey]madeResult{}, opts: opts}
 	if b.opts.InputSchemaBudget == 0 {
 		b.opts.InputSchemaBudget = DefaultInputSchemaBudget
 	}
@@ -73,13 +73,16 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 		api.Title, api.Version = doc.Info.Title, doc.Info.Version
 	}
 	api.Name = opts.Name
-	if api.Name == "" {
-		api.Name = SnakeCase(api.Title)
-	}
-	if api.Name == "" {
-		api.Name = "tailor"
-	}
 	b.envPrefix = opts.EnvPrefix
+	if api.Name == "" {
+		api.Name = DefaultServerName(api.Title, servers(doc))
+		// The environment variables keep the name they had before the
+		// default server name was shortened: configured credentials go on
+		// working.
+		if b.envPrefix == "" && SnakeCase(api.Title) != "" {
+			b.envPrefix = strings.ToUpper(SnakeCase(api.Title))
+		}
+	}
 	if b.envPrefix == "" {
 		b.envPrefix = strings.ToUpper(SnakeCase(api.Name))
 	}
@@ -99,9 +102,10 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	for i, op := range ops {
 		bases[i] = baseName(op)
 	}
-	b.common = commonWords(bases)
-	for _, op := range ops {
-		ptr := "#/paths/" + jsonpointer.Escape(op.path) + "/" + strings.ToLower(op.method)
+	b.budget = NameBudget(api.Name)
+	b.names = fitNames(bases, b.budget)
+	for i, op := range ops {
+		ptr := pointer(op)
 		pos := position(op.op.Origin, spec.Path)
 		b.conv.SetWarner(func(at *openapi3.Location, msg string) {
 			// A schema problem is reported where the schema says it (a
@@ -113,7 +117,9 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 			}
 			b.diags.Warnf(p, ptr, "%s", msg)
 		})
+		name := b.toolName(api.Name, ops, i, bases[i], pos)
 		t := b.tool(op, ptr, pos, b.requirements(op.op, known))
+		t.Name = name
 		var tag string
 		t.Toolset, tag = toolsetOf(op.op.Tags, op.path)
 		if _, seen := tags[t.Toolset]; !seen {
@@ -169,7 +175,6 @@ func operations(doc *openapi3.T) []operation {
 func (b *builder) tool(o operation, ptr string, pos diag.Pos, security [][]string) *ir.Tool {
 	op := o.op
 	t := &ir.Tool{
-		Name:   b.toolName(o, ptr, pos),
 		Title:  oneLine(op.Summary),
 		Origin: ir.Origin{Pointer: ptr, File: pos.File, Line: pos.Line, Col: pos.Col},
 		Call:   &ir.Call{OperationID: op.OperationID, Tags: op.Tags, Method: o.method, Path: o.path, Security: security, Scopes: b.scopes(op)},
@@ -203,16 +208,17 @@ func (b *builder) tool(o operation, ptr string, pos diag.Pos, security [][]strin
 	return t
 }
 
-// toolName derives a valid, unique name. Collisions get a numeric suffix in
-// operation order and a warning: no tool is ever dropped or merged.
-func (b *builder) toolName(o operation, ptr string, pos diag.Pos) string {
-	base := baseName(o)
-	name := shorten(base, MaxToolName, b.common)
-	for i := 2; b.names[name] != ""; i++ {
-		suffix := fmt.Sprintf("_%d", i)
-		name = shorten(base, MaxToolName-len(suffix), b.common) + suffix
-	}
-	first := shorten(base, MaxToolName, b.common)
+// pointer is the JSON pointer of an operation.
+func pointer(o operation) string {
+	return "#/paths/" + jsonpointer.Escape(o.path) + "/" + strings.ToLower(o.method)
+}
+
+// toolName is the name fitNames chose for operation i, with a warning
+// where it is not the operation's own name: shortened to fit every
+// client, or given a suffix because another tool has it.
+func (b *builder) toolName(server string, ops []operation, i int, base string, pos diag.Pos) string {
+	o, f := ops[i], b.names[i]
+	name, ptr := f.name, pointer(o)
 	// Named after method and path too: two paths can snake_case alike
 	// (/v1/items.json, /v1/items-json).
 	what, source := fmt.Sprintf("operationId %q", o.op.OperationID), o.op.OperationID
@@ -223,12 +229,13 @@ func (b *builder) toolName(o operation, ptr string, pos diag.Pos) string {
 		b.diags.Warnf(pos, ptr, "%s spells the tool's name with letters of other scripts that look like Latin ones (%s); read as it looks, the tool is named %q: spell the name in Latin letters in the spec, or rename the tool in the overlay",
 			what, lookAlikes(replaced), name)
 	}
-	if other := b.names[first]; other != "" {
-		b.diags.Warnf(pos, ptr, "%s gives tool name %q, already used by %s; this tool is named %q", what, first, other, name)
-	} else if len(base) > MaxToolName {
-		b.diags.Warnf(pos, ptr, "%s is longer than %d characters as a tool name; shortened to %q", what, MaxToolName, name)
+	switch {
+	case f.taken >= 0:
+		b.diags.Warnf(pos, ptr, "%s gives tool name %q, already used by %s; this tool is named %q", what, b.names[f.taken].name, pointer(ops[f.taken]), name)
+	case f.shortened:
+		b.diags.Warnf(pos, ptr, "%s is %d characters as a tool name, over the %d every major client passes whole with server name %q (%s); shortened to %q: name it in the overlay to choose another",
+			what, len(base), b.budget, server, tightest(server), name)
 	}
-	b.names[name] = ptr
 	return name
 }
 

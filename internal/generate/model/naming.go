@@ -80,21 +80,31 @@ func lookAlikes(rs []rune) string {
 
 // shorten fits a snake_case name into max characters by dropping its
 // least informative words first, so that two long names that differ only
-// at the end stay apart and readable. Words are dropped one at a time, left
-// to right within each class, in this order:
+// at the end stay apart and readable (see shortenKeeping).
+func shorten(name string, max int, common map[string]bool) string {
+	return shortenKeeping(name, max, common, nil)
+}
+
+// shortenKeeping fits a snake_case name into max characters. Words are
+// dropped or shortened one at a time, left to right within each step, in
+// this order, until the name fits:
 //
 //  1. version and date segments (v2, 2026, 09, beta): every operation of an
 //     API version shares them;
 //  2. words every operation's name has (common, e.g. "crm" or "api");
 //  3. repeats of a word used earlier in the name;
 //  4. connectives (by, of, the, ...);
-//  5. any remaining word after the first, left to right.
+//  5. long words spelt as their usual abbreviation (namespaced → ns,
+//     configuration → config; see abbreviations);
+//  6. any remaining word after the first, left to right;
+//  7. then the words of keep too (words that tell this name from a
+//     sibling's; steps 1 to 6 skip them).
 //
 // The first word (usually the verb: get, list, create) and the last (the
 // distinguishing tail) are kept. Only a name whose first and last words
 // alone are too long is cut, ending in a short hash of the whole name. The
 // same input always gives the same output.
-func shorten(name string, max int, common map[string]bool) string {
+func shortenKeeping(name string, max int, common, keep map[string]bool) string {
 	if len(name) <= max {
 		return name
 	}
@@ -110,14 +120,26 @@ func shorten(name string, max int, common map[string]bool) string {
 		repeat[i] = seen[w]
 		seen[w] = true
 	}
-	classes := []func(i int) bool{
-		func(i int) bool { return versionWord.MatchString(words[i]) },
-		func(i int) bool { return common[words[i]] },
-		func(i int) bool { return repeat[i] },
-		func(i int) bool { return connectives[words[i]] },
+	droppable := func(i int) bool { return !keep[words[i]] }
+	steps := []func(i int) bool{
+		func(i int) bool { return droppable(i) && versionWord.MatchString(words[i]) },
+		func(i int) bool { return droppable(i) && common[words[i]] },
+		func(i int) bool { return droppable(i) && repeat[i] },
+		func(i int) bool { return droppable(i) && connectives[words[i]] },
+		nil, // abbreviations
+		droppable,
 		func(int) bool { return true },
 	}
-	for _, drop := range classes {
+	for _, drop := range steps {
+		if drop == nil {
+			for i := 1; i < len(words) && length > max; i++ {
+				if short, ok := abbreviations[words[i]]; ok && kept[i] {
+					length -= len(words[i]) - len(short)
+					words[i] = short
+				}
+			}
+			continue
+		}
 		for i := 1; i < len(words)-1 && length > max; i++ {
 			if kept[i] && drop(i) {
 				kept[i] = false
@@ -137,6 +159,26 @@ func shorten(name string, max int, common map[string]bool) string {
 	sum := sha256.Sum256([]byte(name))
 	suffix := "_" + hex.EncodeToString(sum[:])[:7]
 	return strings.TrimRight(name[:max-len(suffix)], "_") + suffix
+}
+
+// abbreviations are the usual short forms of long words of API names,
+// common to programming rather than to one domain.
+var abbreviations = map[string]string{
+	"administrator": "admin", "application": "app", "applications": "apps",
+	"attribute": "attr", "attributes": "attrs", "authentication": "authn", "authorization": "authz",
+	"certificate": "cert", "certificates": "certs", "configuration": "config", "configurations": "configs",
+	"credential": "cred", "credentials": "creds", "database": "db", "databases": "dbs",
+	"definition": "def", "definitions": "defs", "description": "desc", "development": "dev",
+	"directory": "dir", "directories": "dirs", "document": "doc", "documents": "docs",
+	"environment": "env", "environments": "envs", "identifier": "id", "identifiers": "ids",
+	"information": "info", "management": "mgmt", "message": "msg", "messages": "msgs",
+	"namespace": "ns", "namespaced": "ns", "namespaces": "ns", "number": "num",
+	"organization": "org", "organizations": "orgs", "parameter": "param", "parameters": "params",
+	"permission": "perm", "permissions": "perms", "properties": "props", "property": "prop",
+	"reference": "ref", "references": "refs", "repository": "repo", "repositories": "repos",
+	"request": "req", "requests": "reqs", "response": "resp", "responses": "resps",
+	"specification": "spec", "statistics": "stats", "synchronization": "sync", "synchronize": "sync",
+	"temporary": "temp", "transaction": "txn", "transactions": "txns",
 }
 
 // versionWord matches the words of version and date segments: v1, v2beta1,

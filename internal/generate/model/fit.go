@@ -1,0 +1,112 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// fitted is the name fitNames chose for one base name.
+type fitted struct {
+	name string
+	// shortened says the base was over the budget; taken names the tool
+	// that had the name first when this one got a suffix ("" if none).
+	shortened bool
+	taken     int
+}
+
+// fitNames names every operation from its base name (baseName), all
+// within budget characters, all different, deterministically:
+//
+//   - a base within the budget is the name, unchanged (a tool that fits
+//     every client keeps its name);
+//   - a longer one is shortened (shortenKeeping), dropping first the words
+//     every base has; when two shortened names come out alike, the words
+//     that tell their bases apart (v1 and v2, pods and services) are kept
+//     and both are shortened again;
+//   - names still alike get a suffix _2, _3, ... in operation order,
+//     names that needed no shortening first: no tool is dropped.
+func fitNames(bases []string, budget int) []fitted {
+	common := commonWords(bases)
+	out := make([]fitted, len(bases))
+	keep := make([]map[string]bool, len(bases))
+	for i, b := range bases {
+		out[i] = fitted{name: shorten(b, budget, common), shortened: len(b) > budget, taken: -1}
+	}
+	// Shortened names alike: keep what tells the bases apart, twice at
+	// most (a second round settles what the first made alike anew).
+	for range 2 {
+		groups := map[string][]int{}
+		for i, f := range out {
+			groups[f.name] = append(groups[f.name], i)
+		}
+		changed := false
+		for _, g := range groups {
+			if len(g) < 2 {
+				continue
+			}
+			telling := tellingWords(bases, g)
+			for _, i := range g {
+				if !out[i].shortened {
+					continue
+				}
+				for w := range telling {
+					if keep[i] == nil {
+						keep[i] = map[string]bool{}
+					}
+					if !keep[i][w] && strings.Contains("_"+bases[i]+"_", "_"+w+"_") {
+						keep[i][w] = true
+						changed = true
+					}
+				}
+				out[i].name = shortenKeeping(bases[i], budget, common, keep[i])
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	// Suffixes: names that fit whole keep them first.
+	used := map[string]int{}
+	for _, whole := range []bool{true, false} {
+		for i := range out {
+			if out[i].shortened == whole {
+				continue
+			}
+			name := out[i].name
+			if first, ok := used[name]; ok {
+				out[i].taken = first
+				for n := 2; ; n++ {
+					suffix := fmt.Sprintf("_%d", n)
+					name = shortenKeeping(bases[i], budget-len(suffix), common, keep[i]) + suffix
+					if _, ok := used[name]; !ok {
+						break
+					}
+				}
+			}
+			used[name] = i
+			out[i].name = name
+		}
+	}
+	return out
+}
+
+// tellingWords are the words some but not all of the bases of group have.
+func tellingWords(bases []string, group []int) map[string]bool {
+	count := map[string]int{}
+	for _, i := range group {
+		seen := map[string]bool{}
+		for _, w := range strings.Split(bases[i], "_") {
+			if !seen[w] {
+				seen[w] = true
+				count[w]++
+			}
+		}
+	}
+	out := map[string]bool{}
+	for w, n := range count {
+		if n < len(group) {
+			out[w] = true
+		}
+	}
+	return out
+}
