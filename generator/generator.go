@@ -91,9 +91,11 @@ type Output struct {
 	// warnings are the stages' warnings so far (see Warnings).
 	warnings  []diag.Diagnostic
 	validated bool
-	// unplaced are the model's warnings among warnings still without
-	// their lines (a spec loaded without origins), placed by Warnings.
-	unplaced []diag.Diagnostic
+	// warnings[unplacedFrom:unplacedTo] are the model's warnings still
+	// without their lines (a spec loaded without origins), placed by
+	// Warnings. (Indices, not a slice: appending the warnings that follow
+	// may move the array.)
+	unplacedFrom, unplacedTo int
 }
 
 // Warnings are every stage's warnings, positioned in the user's files,
@@ -103,13 +105,13 @@ type Output struct {
 func (o *Output) Warnings() []diag.Diagnostic {
 	if !o.validated {
 		o.validated = true
-		if o.unplaced != nil {
+		if unplaced := o.warnings[o.unplacedFrom:o.unplacedTo]; len(unplaced) > 0 {
 			// Ordered by position once placed, as they were when
 			// kin-openapi's origins gave them their lines; then mapped
 			// back to the user's files.
 			l := &diag.List{}
-			l.Add(o.Spec.Locate(o.unplaced)...)
-			copy(o.unplaced, o.Spec.Place(l.All()))
+			l.Add(o.Spec.Locate(unplaced)...)
+			copy(unplaced, o.Spec.Place(l.All()))
 		}
 		o.warnings = append(o.warnings, o.Spec.Place(o.Spec.ValidationWarnings())...)
 		o.warnings = collapse(o.warnings)
@@ -199,7 +201,7 @@ func Run(opts Options) (*Output, error) {
 	out.warnings = append(out.warnings, relevant(modelWarnings, api)...)
 	out.warnings = append(out.warnings, model.Listed(api, opts.FullSchemas)...)
 	if !spec.Origins() {
-		out.unplaced = out.warnings[n:len(out.warnings):len(out.warnings)]
+		out.unplacedFrom, out.unplacedTo = n, len(out.warnings)
 	}
 	out.warnings = append(out.warnings, ws...)
 	if sum, n, ok := spec.Inputs(); ok {

@@ -107,6 +107,7 @@ func (c *curator) apply() *ir.API {
 				continue
 			}
 			names[ot.Name] = ot.Pos
+			c.checkNameBudget(ot)
 			if composed {
 				slots[i] = c.composed(ot)
 			} else {
@@ -250,6 +251,20 @@ func describeOp(t *ir.Tool) string {
 		return fmt.Sprintf("operation `%s` (%s %s)", t.Call.OperationID, t.Call.Method, t.Call.Path)
 	}
 	return fmt.Sprintf("%s %s", t.Call.Method, t.Call.Path)
+}
+
+// checkNameBudget warns about an overlay's tool name that some major
+// client does not pass whole with the server's name before it (see
+// model.Clients), suggesting one that fits.
+func (c *curator) checkNameBudget(ot *overlay.Tool) {
+	server := c.raw.Name
+	over := model.Over(server, ot.Name)
+	if over == "" || !validName(ot.Name) {
+		return
+	}
+	budget := model.NameBudget(server)
+	c.diags.Warnf(ot.Pos, "", "tool name `%s` is %d characters: too long for %s with the server named `%s`; every major client passes names of up to %d characters whole: name it `%s`, or give the server a shorter name (server.name)",
+		ot.Name, len(ot.Name), over, server, budget, model.FitName(ot.Name, budget))
 }
 
 // validName applies the raw tools' naming rules to a curated name.

@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Client is how one agent client names an MCP tool for its model's API:
 // the name the model sees is Prefix(server) + tool, and the model API
@@ -119,4 +122,48 @@ func tightest(server string) string {
 		}
 	}
 	return fmt.Sprintf("%s names it %s<tool>, %d characters in all", c.Name, c.Prefix(clientServerName(server)), c.Max)
+}
+
+// FitName suggests a shorter form of a tool name chosen by hand, within
+// max characters, by the same steps as the names tailor chooses.
+func FitName(name string, max int) string { return shorten(name, max, nil) }
+
+// Over describes the clients whose limit name exceeds for server, for a
+// message: "Claude Code (mcp__shop__<tool>: 66 of 64 characters), Cursor
+// (...)"; "" when it fits all.
+func Over(server, name string) string {
+	var parts []string
+	for _, c := range OverLimit(server, name) {
+		p := c.Prefix(clientServerName(server))
+		parts = append(parts, fmt.Sprintf("%s (%s<tool>: %d of %d characters)", c.Name, p, len(p)+len(name), c.Max))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ClientNames is a tool set's names against one client's limit.
+type ClientNames struct {
+	Client string `json:"client"`
+	// Pattern is the name the model sees: mcp__shop__<tool>.
+	Pattern string `json:"pattern"`
+	// Max is the client's limit on the whole name, Limit what it leaves
+	// the tool's name with this server's name.
+	Max   int `json:"max"`
+	Limit int `json:"tool_name_limit"`
+	// Over are the tools whose names are longer than Limit.
+	Over []string `json:"over"`
+}
+
+// NamesByClient checks names against each client of Clients for a server
+// registered as server.
+func NamesByClient(server string, names []string) []ClientNames {
+	out := make([]ClientNames, len(Clients))
+	for i, c := range Clients {
+		out[i] = ClientNames{Client: c.Name, Pattern: strings.ReplaceAll(c.Pattern, "<server>", clientServerName(server)), Max: c.Max, Limit: c.Limit(server), Over: []string{}}
+		for _, n := range names {
+			if len(n) > out[i].Limit {
+				out[i].Over = append(out[i].Over, n)
+			}
+		}
+	}
+	return out
 }

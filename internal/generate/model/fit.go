@@ -20,9 +20,9 @@ type fitted struct {
 //   - a base within the budget is the name, unchanged (a tool that fits
 //     every client keeps its name);
 //   - a longer one is shortened (shortenKeeping), dropping first the words
-//     every base has; when two shortened names come out alike, the words
-//     that tell their bases apart (v1 and v2, pods and services) are kept
-//     and both are shortened again;
+//     every base has; when shortened names come out alike, the words that
+//     tell their bases apart (v1 and v2, pods and services) are kept and
+//     they are shortened again;
 //   - names still alike get a suffix _2, _3, ... in operation order,
 //     names that needed no shortening first: no tool is dropped.
 func fitNames(bases []string, budget int) []fitted {
@@ -44,11 +44,19 @@ func fitNames(bases []string, budget int) []fitted {
 			if len(g) < 2 {
 				continue
 			}
-			telling := tellingWords(bases, g)
+			// Among the shortened names only: one alike a name that fits
+			// whole takes a suffix below.
+			var short []int
 			for _, i := range g {
-				if !out[i].shortened {
-					continue
+				if out[i].shortened {
+					short = append(short, i)
 				}
+			}
+			if len(short) < 2 {
+				continue
+			}
+			telling := tellingWords(bases, short)
+			for _, i := range short {
 				for w := range telling {
 					if keep[i] == nil {
 						keep[i] = map[string]bool{}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -133,10 +134,18 @@ func shortenKeeping(name string, max int, common, keep map[string]bool) string {
 	for _, drop := range steps {
 		if drop == nil {
 			for i := 1; i < len(words) && length > max; i++ {
-				if short, ok := abbreviations[words[i]]; ok && kept[i] {
-					length -= len(words[i]) - len(short)
-					words[i] = short
+				short, ok := abbreviations[words[i]]
+				if !ok || !kept[i] {
+					continue
 				}
+				if i < len(words)-1 && slices.Contains(keptWords(words[:i], kept), short) {
+					// namespaces_{namespace} would read ns_ns.
+					kept[i] = false
+					length -= len(words[i]) + 1
+					continue
+				}
+				length -= len(words[i]) - len(short)
+				words[i] = short
 			}
 			continue
 		}
@@ -159,6 +168,17 @@ func shortenKeeping(name string, max int, common, keep map[string]bool) string {
 	sum := sha256.Sum256([]byte(name))
 	suffix := "_" + hex.EncodeToString(sum[:])[:7]
 	return strings.TrimRight(name[:max-len(suffix)], "_") + suffix
+}
+
+// keptWords are the words of words still kept.
+func keptWords(words []string, kept []bool) []string {
+	var out []string
+	for i, w := range words {
+		if kept[i] {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // abbreviations are the usual short forms of long words of API names,

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/model"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
 	"github.com/tailormcp/tailor/internal/review/cost"
 )
@@ -45,10 +46,20 @@ type Report struct {
 	Tools        []*Tool        `json:"tools"`
 	// NotOffered lists the raw tools whose operation no curated tool calls.
 	NotOffered []Op `json:"not_offered"`
+	// Names are each tool set's names against each major client's limit
+	// with the server's name before them (model.Clients).
+	Names Names `json:"client_names"`
 	// Against is set by diff --against.
 	Against *Impact `json:"against,omitempty"`
 	// Note says anything the reader must know to read the report right.
 	Note string `json:"note,omitempty"`
+}
+
+// Names are the raw and curated names against the clients' limits.
+type Names struct {
+	Server  string              `json:"server"`
+	Raw     []model.ClientNames `json:"raw"`
+	Curated []model.ClientNames `json:"curated"`
 }
 
 // Tool is one tool of the curated set beside the raw tools of its
@@ -154,6 +165,7 @@ func Compare(raw, curated *ir.API, ov *overlay.Overlay) *Report {
 	if ov != nil {
 		r.Overlay = ov.Path
 	}
+	r.Names = Names{Server: curated.Name, Raw: model.NamesByClient(raw.Name, toolNames(raw)), Curated: model.NamesByClient(curated.Name, toolNames(curated))}
 	byOp := map[string]*ir.Tool{}
 	for _, t := range raw.Tools {
 		byOp[opKey(t.Call)] = t
@@ -178,6 +190,14 @@ func Compare(raw, curated *ir.API, ov *overlay.Overlay) *Report {
 		}
 	}
 	return r
+}
+
+func toolNames(api *ir.API) []string {
+	out := make([]string, len(api.Tools))
+	for i, t := range api.Tools {
+		out[i] = t.Name
+	}
+	return out
 }
 
 func opKey(c *ir.Call) string { return c.Method + " " + c.Path }

@@ -125,6 +125,13 @@ func writeTable(w io.Writer, r *Report) error {
 	fmt.Fprintf(tw, "--dynamic at start\t%d\t%s\n", r.DynamicStart.Tools, thousands(r.DynamicStart.Tokens))
 	tw.Flush()
 	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLIENT\tNAME THE MODEL SEES\tTOOL NAME LIMIT\tRAW OVER\tCURATED OVER")
+	for i, c := range r.Names.Curated {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", c.Client, c.Pattern, c.Limit, overNames(r.Names.Raw[i].Over), overNames(c.Over))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
 
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tKIND\tOPERATIONS\tHIDDEN\tFIXED\tINJECTED\tRENAMED\tCOMPUTED\tMODEL NO LONGER FILLS\tNEW ARGS\tDESC CHARS\tANNOTATIONS\tSCOPES\tTOKENS")
@@ -247,6 +254,12 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "| `%s` | %d | %s | %s |\n", ts.Name, ts.Tools, thousands(ts.Tokens), yesNo(ts.Default))
 	}
 	fmt.Fprintf(w, "| `--dynamic` at start | %d | %s | |\n\n", r.DynamicStart.Tools, thousands(r.DynamicStart.Tokens))
+	fmt.Fprintln(w, "| client | name the model sees | tool name limit | raw over | curated over |")
+	fmt.Fprintln(w, "|---|---|---:|---|---|")
+	for i, c := range r.Names.Curated {
+		fmt.Fprintf(w, "| %s | `%s` | %d | %s | %s |\n", c.Client, c.Pattern, c.Limit, md(overNames(r.Names.Raw[i].Over)), md(overNames(c.Over)))
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| tool | kind | operations | hidden | fixed | injected | renamed | computed | model no longer fills | new arguments | description (chars) | annotations | scopes | tokens |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---:|---|---|---:|")
 	for _, t := range r.Tools {
@@ -285,6 +298,18 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 	return nil
+}
+
+// overNames is a count of names over a limit and the first three.
+func overNames(over []string) string {
+	s := fmt.Sprint(len(over))
+	if n := len(over); n > 0 {
+		s += ": " + strings.Join(over[:min(n, 3)], ", ")
+		if n > 3 {
+			s += fmt.Sprintf(" and %d more", n-3)
+		}
+	}
+	return s
 }
 
 func yesNo(b bool) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/model"
 )
 
 // --- descriptions ---
@@ -454,12 +455,20 @@ func (l *linter) producer(core []string, self string) (field, tool string) {
 	return cands[0], l.outputFields[cands[0]]
 }
 
+// nameLength checks every name against each major client's limit with
+// the server's name before it (model.Clients), and counts per client.
 func (l *linter) nameLength() {
-	prefix := "mcp__" + l.api.Name + "__"
+	server := l.api.Name
+	names := make([]string, len(l.tools))
+	for i, ti := range l.tools {
+		names[i] = ti.t.Name
+	}
+	l.res.Clients = model.NamesByClient(server, names)
+	budget := model.NameBudget(server)
 	for _, ti := range l.tools {
 		t := ti.t
-		if n := len(prefix) + len(t.Name); n > 64 {
-			l.add(Finding{Rule: "name-too-long", Tool: t.Name, Pos: l.toolPos(t), Message: fmt.Sprintf("tool `%s` is %d characters; with the server's prefix (%s) it is %d, over 64", t.Name, len(t.Name), prefix, n)})
+		if over := model.Over(server, t.Name); over != "" {
+			l.add(Finding{Rule: "name-too-long", Tool: t.Name, Pos: l.toolPos(t), Message: fmt.Sprintf("tool `%s` is %d characters: too long for %s with the server named `%s`; every major client passes names of up to %d characters whole: name it `%s`", t.Name, len(t.Name), over, server, budget, model.FitName(t.Name, budget))})
 		}
 	}
 }

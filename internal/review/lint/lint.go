@@ -21,6 +21,7 @@ import (
 
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/model"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
 	"github.com/tailormcp/tailor/internal/review/cost"
 )
@@ -84,6 +85,8 @@ type Result struct {
 	// DynamicStartTokens is tools/list at the start of a --dynamic session.
 	Toolsets           []cost.Toolset `json:"toolsets"`
 	DynamicStartTokens int            `json:"dynamic_start_tokens"`
+	// Clients are the tool names against each major client's limit.
+	Clients []model.ClientNames `json:"client_names"`
 }
 
 // Run lints api, the tool set a server would list. raw is the spec's raw

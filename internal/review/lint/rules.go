@@ -26,7 +26,7 @@ var Rules = []Rule{
 	{"values-without-enum", Warning, "The description lists the accepted values but the schema does not: the model guesses spellings and the server cannot reject a wrong one before calling the API. Add an enum."},
 	{"ambiguous-name", Warning, "A bare noun such as `user` does not say whether it wants an id, a name or an email, while the API uses `user_id` elsewhere; the model fills in whatever it has."},
 	{"name-mismatch", Warning, "A value another tool returns should keep its name (`line_item_id`, not `item`): the model carries values between tools by name."},
-	{"name-too-long", Warning, "Clients prefix tool names with the server's (mcp__<server>__<tool>) and several reject names over 64 characters."},
+	{"name-too-long", Warning, "Clients put the server's name before each tool's (Claude Code mcp__<server>__<tool>, Gemini CLI mcp_<server>_<tool>) within a limit (64, 63; Cursor 60 for both names): past it the model API refuses the request, or the client cuts the name or drops the tool."},
 	{"name-clash", Error, "Clients that sanitise names (lower case, - and . to _) see two of these as one: one tool hides the other, or the client refuses the server."},
 	{"near-duplicate", Warning, "Two tools that read alike make the model pick at random; merge them, or say in each when to use it instead of the other."},
 	{"resume-without-key", Warning, "A confirm tool that stops part-way resumes on the next call, but a POST or PATCH step whose outcome was unknown is sent again only with an idempotency key; without one it is skipped and the person must check by hand whether it took effect. Set `idempotency_key: true` on the step (or bind its Idempotency-Key from the quote id) where the API honours one."},

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tailormcp/tailor/internal/generate/model"
 	"github.com/tailormcp/tailor/internal/review/cost"
 	"github.com/tailormcp/tailor/internal/review/formats"
 )
@@ -38,6 +39,9 @@ func Write(w io.Writer, r *Result, format string) error {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, toolsetLine(r))
+	if line := ClientLine(r.Clients); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintln(w, Summary(r))
 	return nil
 }
@@ -56,6 +60,28 @@ func toolsetLine(r *Result) string {
 		parts = append(parts, fmt.Sprintf("%s %s", ts.Name, thousands(ts.Tokens)))
 	}
 	return fmt.Sprintf("tokens by toolset: %s; with --dynamic, %s at start", strings.Join(parts, ", "), thousands(r.DynamicStartTokens))
+}
+
+// ClientLine says, per major client, the longest tool name it passes
+// whole with this server's name and how many names are longer (naming the
+// first few): "tool names by client: Claude Code (mcp__shop__<tool>) up to
+// 51 characters, 0 over; ...".
+func ClientLine(cs []model.ClientNames) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range cs {
+		p := fmt.Sprintf("%s (%s) up to %d characters, %d over", c.Client, c.Pattern, c.Limit, len(c.Over))
+		if n := len(c.Over); n > 0 {
+			p += ": " + strings.Join(c.Over[:min(n, 3)], ", ")
+			if n > 3 {
+				p += fmt.Sprintf(" and %d more", n-3)
+			}
+		}
+		parts = append(parts, p)
+	}
+	return "tool names by client: " + strings.Join(parts, "; ")
 }
 
 // Summary is the one-line outcome of a run.

@@ -4,8 +4,8 @@
 
 package actionspositions
 
-// listReportsWholeOrganisationIncludingArchivedDeletedOnesInputSchema is the inputSchema of list_reports_whole_organisation_including_archived_deleted_ones.
-const listReportsWholeOrganisationIncludingArchivedDeletedOnesInputSchema = `{
+// listIncludingArchivedDeletedOnesInputSchema is the inputSchema of list_including_archived_deleted_ones.
+const listIncludingArchivedDeletedOnesInputSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"code": {
@@ -15,8 +15,8 @@ const listReportsWholeOrganisationIncludingArchivedDeletedOnesInputSchema = `{
 	"type": "object"
 }`
 
-// listReportsWholeOrganisationIncludingArchivedDeletedOnesStrictSchema is the listed inputSchema (strict form) of list_reports_whole_organisation_including_archived_deleted_ones.
-const listReportsWholeOrganisationIncludingArchivedDeletedOnesStrictSchema = `{
+// listIncludingArchivedDeletedOnesStrictSchema is the listed inputSchema (strict form) of list_including_archived_deleted_ones.
+const listIncludingArchivedDeletedOnesStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"code": {

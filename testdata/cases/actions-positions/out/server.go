@@ -33,7 +33,7 @@ var API = mcpkit.API{
 
 // Register adds every tool of the server to s.
 func Register(s *mcp.Server, k *mcpkit.Runtime) {
-	k.AddTool(s, listReportsWholeOrganisationIncludingArchivedDeletedOnesTool, listReportsWholeOrganisationIncludingArchivedDeletedOnes)
+	k.AddTool(s, listIncludingArchivedDeletedOnesTool, listIncludingArchivedDeletedOnes)
 	k.AddTool(s, getReportTool, getReport)
 }
 

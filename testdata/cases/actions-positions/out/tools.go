@@ -12,20 +12,20 @@ import (
 	"github.com/tailormcp/tailor/mcpkit"
 )
 
-// listReportsWholeOrganisationIncludingArchivedDeletedOnesTool is GET /reports (operationId listReportsForTheWholeOrganisationIncludingArchivedAndDeletedOnes).
-var listReportsWholeOrganisationIncludingArchivedDeletedOnesTool = &mcpkit.Tool{
-	Name:         "list_reports_whole_organisation_including_archived_deleted_ones",
+// listIncludingArchivedDeletedOnesTool is GET /reports (operationId listReportsForTheWholeOrganisationIncludingArchivedAndDeletedOnes).
+var listIncludingArchivedDeletedOnesTool = &mcpkit.Tool{
+	Name:         "list_including_archived_deleted_ones",
 	Description:  "Calls GET /reports.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  listReportsWholeOrganisationIncludingArchivedDeletedOnesInputSchema,
-	StrictSchema: listReportsWholeOrganisationIncludingArchivedDeletedOnesStrictSchema,
+	InputSchema:  listIncludingArchivedDeletedOnesInputSchema,
+	StrictSchema: listIncludingArchivedDeletedOnesStrictSchema,
 	StrictPlan:   `{"o":["code"]}`,
 	Toolset:      "reports",
 }
 
-// listReportsWholeOrganisationIncludingArchivedDeletedOnes calls GET /reports.
-func listReportsWholeOrganisationIncludingArchivedDeletedOnes(c *mcpkit.Call) *mcp.CallToolResult {
+// listIncludingArchivedDeletedOnes calls GET /reports.
+func listIncludingArchivedDeletedOnes(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodGet, "/reports")
 	r.Query("code", c.Arg("code"), mcpkit.FormStyle)
 	return c.Do(r)

@@ -3,23 +3,23 @@
 
 package longnames
 
-// getCrmV3Objects202609BetaAssociationsUsageInputSchema is the inputSchema of get_crm_v3_objects_2026_09_beta_associations_usage.
-const getCrmV3Objects202609BetaAssociationsUsageInputSchema = `{
+// getCrmObjects202609BetaAssociationsUsageInputSchema is the inputSchema of get_crm_objects_2026_09_beta_associations_usage.
+const getCrmObjects202609BetaAssociationsUsageInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
 	"type": "object"
 }`
 
-// getCrmV3Objects202609BetaAssociationsUsageStrictSchema is the listed inputSchema (strict form) of get_crm_v3_objects_2026_09_beta_associations_usage.
-const getCrmV3Objects202609BetaAssociationsUsageStrictSchema = `{
+// getCrmObjects202609BetaAssociationsUsageStrictSchema is the listed inputSchema (strict form) of get_crm_objects_2026_09_beta_associations_usage.
+const getCrmObjects202609BetaAssociationsUsageStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {},
 	"required": [],
 	"type": "object"
 }`
 
-// postAssociationsFromObjectTypeToTypeLabelsBatchArchiveInputSchema is the inputSchema of post_associations_from_object_type_to_type_labels_batch_archive.
-const postAssociationsFromObjectTypeToTypeLabelsBatchArchiveInputSchema = `{
+// postFromObjectTypeToLabelsBatchArchiveInputSchema is the inputSchema of post_from_object_type_to_labels_batch_archive.
+const postFromObjectTypeToLabelsBatchArchiveInputSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"fromObjectType": {
@@ -36,8 +36,8 @@ const postAssociationsFromObjectTypeToTypeLabelsBatchArchiveInputSchema = `{
 	"type": "object"
 }`
 
-// postAssociationsFromObjectTypeToTypeLabelsBatchArchiveStrictSchema is the listed inputSchema (strict form) of post_associations_from_object_type_to_type_labels_batch_archive.
-const postAssociationsFromObjectTypeToTypeLabelsBatchArchiveStrictSchema = `{
+// postFromObjectTypeToLabelsBatchArchiveStrictSchema is the listed inputSchema (strict form) of post_from_object_type_to_labels_batch_archive.
+const postFromObjectTypeToLabelsBatchArchiveStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"fromObjectType": {
@@ -54,8 +54,8 @@ const postAssociationsFromObjectTypeToTypeLabelsBatchArchiveStrictSchema = `{
 	"type": "object"
 }`
 
-// postAssociationsFromObjectTypeToTypeLabelsBatchCreateInputSchema is the inputSchema of post_associations_from_object_type_to_type_labels_batch_create.
-const postAssociationsFromObjectTypeToTypeLabelsBatchCreateInputSchema = `{
+// postFromObjectTypeToLabelsBatchCreateInputSchema is the inputSchema of post_from_object_type_to_labels_batch_create.
+const postFromObjectTypeToLabelsBatchCreateInputSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"fromObjectType": {
@@ -72,8 +72,8 @@ const postAssociationsFromObjectTypeToTypeLabelsBatchCreateInputSchema = `{
 	"type": "object"
 }`
 
-// postAssociationsFromObjectTypeToTypeLabelsBatchCreateStrictSchema is the listed inputSchema (strict form) of post_associations_from_object_type_to_type_labels_batch_create.
-const postAssociationsFromObjectTypeToTypeLabelsBatchCreateStrictSchema = `{
+// postFromObjectTypeToLabelsBatchCreateStrictSchema is the listed inputSchema (strict form) of post_from_object_type_to_labels_batch_create.
+const postFromObjectTypeToLabelsBatchCreateStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"fromObjectType": {
@@ -90,15 +90,15 @@ const postAssociationsFromObjectTypeToTypeLabelsBatchCreateStrictSchema = `{
 	"type": "object"
 }`
 
-// getMutatingWebhookConfigurationsListThingsInputSchema is the inputSchema of get_mutating_webhook_configurations_list_things.
-const getMutatingWebhookConfigurationsListThingsInputSchema = `{
+// getMutatingWebhookConfigsListThingsInputSchema is the inputSchema of get_mutating_webhook_configs_list_things.
+const getMutatingWebhookConfigsListThingsInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
 	"type": "object"
 }`
 
-// getMutatingWebhookConfigurationsListThingsStrictSchema is the listed inputSchema (strict form) of get_mutating_webhook_configurations_list_things.
-const getMutatingWebhookConfigurationsListThingsStrictSchema = `{
+// getMutatingWebhookConfigsListThingsStrictSchema is the listed inputSchema (strict form) of get_mutating_webhook_configs_list_things.
+const getMutatingWebhookConfigsListThingsStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {},
 	"required": [],

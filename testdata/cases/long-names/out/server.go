@@ -32,10 +32,10 @@ var API = mcpkit.API{
 
 // Register adds every tool of the server to s.
 func Register(s *mcp.Server, k *mcpkit.Runtime) {
-	k.AddTool(s, getCrmV3Objects202609BetaAssociationsUsageTool, getCrmV3Objects202609BetaAssociationsUsage)
-	k.AddTool(s, postAssociationsFromObjectTypeToTypeLabelsBatchArchiveTool, postAssociationsFromObjectTypeToTypeLabelsBatchArchive)
-	k.AddTool(s, postAssociationsFromObjectTypeToTypeLabelsBatchCreateTool, postAssociationsFromObjectTypeToTypeLabelsBatchCreate)
-	k.AddTool(s, getMutatingWebhookConfigurationsListThingsTool, getMutatingWebhookConfigurationsListThings)
+	k.AddTool(s, getCrmObjects202609BetaAssociationsUsageTool, getCrmObjects202609BetaAssociationsUsage)
+	k.AddTool(s, postFromObjectTypeToLabelsBatchArchiveTool, postFromObjectTypeToLabelsBatchArchive)
+	k.AddTool(s, postFromObjectTypeToLabelsBatchCreateTool, postFromObjectTypeToLabelsBatchCreate)
+	k.AddTool(s, getMutatingWebhookConfigsListThingsTool, getMutatingWebhookConfigsListThings)
 }
 
 // New returns the server, configured by cfg (its zero value reads the

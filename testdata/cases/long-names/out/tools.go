@@ -11,74 +11,74 @@ import (
 	"github.com/tailormcp/tailor/mcpkit"
 )
 
-// getCrmV3Objects202609BetaAssociationsUsageTool is GET /crm/v3/objects/2026-09-beta/associations/usage.
-var getCrmV3Objects202609BetaAssociationsUsageTool = &mcpkit.Tool{
-	Name:         "get_crm_v3_objects_2026_09_beta_associations_usage",
+// getCrmObjects202609BetaAssociationsUsageTool is GET /crm/v3/objects/2026-09-beta/associations/usage.
+var getCrmObjects202609BetaAssociationsUsageTool = &mcpkit.Tool{
+	Name:         "get_crm_objects_2026_09_beta_associations_usage",
 	Description:  "No operationId, a short path.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  getCrmV3Objects202609BetaAssociationsUsageInputSchema,
-	StrictSchema: getCrmV3Objects202609BetaAssociationsUsageStrictSchema,
+	InputSchema:  getCrmObjects202609BetaAssociationsUsageInputSchema,
+	StrictSchema: getCrmObjects202609BetaAssociationsUsageStrictSchema,
 	Toolset:      "crm",
 }
 
-// getCrmV3Objects202609BetaAssociationsUsage calls GET /crm/v3/objects/2026-09-beta/associations/usage.
-func getCrmV3Objects202609BetaAssociationsUsage(c *mcpkit.Call) *mcp.CallToolResult {
+// getCrmObjects202609BetaAssociationsUsage calls GET /crm/v3/objects/2026-09-beta/associations/usage.
+func getCrmObjects202609BetaAssociationsUsage(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodGet, "/crm/v3/objects/2026-09-beta/associations/usage")
 	return c.Do(r)
 }
 
-// postAssociationsFromObjectTypeToTypeLabelsBatchArchiveTool is POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive (operationId post-/crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive).
-var postAssociationsFromObjectTypeToTypeLabelsBatchArchiveTool = &mcpkit.Tool{
-	Name:         "post_associations_from_object_type_to_type_labels_batch_archive",
+// postFromObjectTypeToLabelsBatchArchiveTool is POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive (operationId post-/crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive).
+var postFromObjectTypeToLabelsBatchArchiveTool = &mcpkit.Tool{
+	Name:         "post_from_object_type_to_labels_batch_archive",
 	Description:  "Archives labels in batch.",
 	OpenWorld:    true,
-	InputSchema:  postAssociationsFromObjectTypeToTypeLabelsBatchArchiveInputSchema,
-	StrictSchema: postAssociationsFromObjectTypeToTypeLabelsBatchArchiveStrictSchema,
+	InputSchema:  postFromObjectTypeToLabelsBatchArchiveInputSchema,
+	StrictSchema: postFromObjectTypeToLabelsBatchArchiveStrictSchema,
 	Toolset:      "crm",
 	Writes:       true,
 }
 
-// postAssociationsFromObjectTypeToTypeLabelsBatchArchive calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive.
-func postAssociationsFromObjectTypeToTypeLabelsBatchArchive(c *mcpkit.Call) *mcp.CallToolResult {
+// postFromObjectTypeToLabelsBatchArchive calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive.
+func postFromObjectTypeToLabelsBatchArchive(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPost, "/crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive")
 	r.Path("fromObjectType", c.Arg("fromObjectType"), mcpkit.Simple)
 	r.Path("toObjectType", c.Arg("toObjectType"), mcpkit.Simple)
 	return c.Do(r)
 }
 
-// postAssociationsFromObjectTypeToTypeLabelsBatchCreateTool is POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create (operationId post-/crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create).
-var postAssociationsFromObjectTypeToTypeLabelsBatchCreateTool = &mcpkit.Tool{
-	Name:         "post_associations_from_object_type_to_type_labels_batch_create",
+// postFromObjectTypeToLabelsBatchCreateTool is POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create (operationId post-/crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create).
+var postFromObjectTypeToLabelsBatchCreateTool = &mcpkit.Tool{
+	Name:         "post_from_object_type_to_labels_batch_create",
 	Description:  "Creates labels in batch.",
 	OpenWorld:    true,
-	InputSchema:  postAssociationsFromObjectTypeToTypeLabelsBatchCreateInputSchema,
-	StrictSchema: postAssociationsFromObjectTypeToTypeLabelsBatchCreateStrictSchema,
+	InputSchema:  postFromObjectTypeToLabelsBatchCreateInputSchema,
+	StrictSchema: postFromObjectTypeToLabelsBatchCreateStrictSchema,
 	Toolset:      "crm",
 	Writes:       true,
 }
 
-// postAssociationsFromObjectTypeToTypeLabelsBatchCreate calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create.
-func postAssociationsFromObjectTypeToTypeLabelsBatchCreate(c *mcpkit.Call) *mcp.CallToolResult {
+// postFromObjectTypeToLabelsBatchCreate calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create.
+func postFromObjectTypeToLabelsBatchCreate(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPost, "/crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create")
 	r.Path("fromObjectType", c.Arg("fromObjectType"), mcpkit.Simple)
 	r.Path("toObjectType", c.Arg("toObjectType"), mcpkit.Simple)
 	return c.Do(r)
 }
 
-// getMutatingWebhookConfigurationsListThingsTool is GET /crm/v3/objects/2026-09-beta/watch/admissionregistration/mutating-webhook-configurations/list/of/the/things.
-var getMutatingWebhookConfigurationsListThingsTool = &mcpkit.Tool{
-	Name:         "get_mutating_webhook_configurations_list_things",
+// getMutatingWebhookConfigsListThingsTool is GET /crm/v3/objects/2026-09-beta/watch/admissionregistration/mutating-webhook-configurations/list/of/the/things.
+var getMutatingWebhookConfigsListThingsTool = &mcpkit.Tool{
+	Name:         "get_mutating_webhook_configs_list_things",
 	Description:  "No operationId, a long path.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  getMutatingWebhookConfigurationsListThingsInputSchema,
-	StrictSchema: getMutatingWebhookConfigurationsListThingsStrictSchema,
+	InputSchema:  getMutatingWebhookConfigsListThingsInputSchema,
+	StrictSchema: getMutatingWebhookConfigsListThingsStrictSchema,
 	Toolset:      "crm",
 }
 
-// getMutatingWebhookConfigurationsListThings calls GET /crm/v3/objects/2026-09-beta/watch/admissionregistration/mutating-webhook-configurations/list/of/the/things.
-func getMutatingWebhookConfigurationsListThings(c *mcpkit.Call) *mcp.CallToolResult {
+// getMutatingWebhookConfigsListThings calls GET /crm/v3/objects/2026-09-beta/watch/admissionregistration/mutating-webhook-configurations/list/of/the/things.
+func getMutatingWebhookConfigsListThings(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodGet, "/crm/v3/objects/2026-09-beta/watch/admissionregistration/mutating-webhook-configurations/list/of/the/things")
 	return c.Do(r)
 }

@@ -33,15 +33,15 @@ const petsListStrictSchema = `{
 	"type": "object"
 }`
 
-// getThingsFromVeryLongEndpointNameThatKeepsGoingGoingInputSchema is the inputSchema of get_things_from_very_long_endpoint_name_that_keeps_going_going.
-const getThingsFromVeryLongEndpointNameThatKeepsGoingGoingInputSchema = `{
+// getVeryLongEndpointNameThatKeepsGoingGoingInputSchema is the inputSchema of get_very_long_endpoint_name_that_keeps_going_going.
+const getVeryLongEndpointNameThatKeepsGoingGoingInputSchema = `{
 	"additionalProperties": false,
 	"properties": {},
 	"type": "object"
 }`
 
-// getThingsFromVeryLongEndpointNameThatKeepsGoingGoingStrictSchema is the listed inputSchema (strict form) of get_things_from_very_long_endpoint_name_that_keeps_going_going.
-const getThingsFromVeryLongEndpointNameThatKeepsGoingGoingStrictSchema = `{
+// getVeryLongEndpointNameThatKeepsGoingGoingStrictSchema is the listed inputSchema (strict form) of get_very_long_endpoint_name_that_keeps_going_going.
+const getVeryLongEndpointNameThatKeepsGoingGoingStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {},
 	"required": [],

@@ -43,7 +43,7 @@ var API = mcpkit.API{
 func Register(s *mcp.Server, k *mcpkit.Runtime) {
 	k.AddTool(s, findPetByIdTool, findPetById)
 	k.AddTool(s, petsListTool, petsList)
-	k.AddTool(s, getThingsFromVeryLongEndpointNameThatKeepsGoingGoingTool, getThingsFromVeryLongEndpointNameThatKeepsGoingGoing)
+	k.AddTool(s, getVeryLongEndpointNameThatKeepsGoingGoingTool, getVeryLongEndpointNameThatKeepsGoingGoing)
 	k.AddTool(s, listPetsTool, listPets)
 	k.AddTool(s, listPets2Tool, listPets2)
 	k.AddTool(s, listPets3Tool, listPets3)

@@ -45,19 +45,19 @@ func petsList(c *mcpkit.Call) *mcp.CallToolResult {
 	return c.Do(r)
 }
 
-// getThingsFromVeryLongEndpointNameThatKeepsGoingGoingTool is GET /c (operationId getAllTheThingsFromTheVeryLongEndpointNameThatKeepsGoingAndGoingAndGoing).
-var getThingsFromVeryLongEndpointNameThatKeepsGoingGoingTool = &mcpkit.Tool{
-	Name:         "get_things_from_very_long_endpoint_name_that_keeps_going_going",
+// getVeryLongEndpointNameThatKeepsGoingGoingTool is GET /c (operationId getAllTheThingsFromTheVeryLongEndpointNameThatKeepsGoingAndGoingAndGoing).
+var getVeryLongEndpointNameThatKeepsGoingGoingTool = &mcpkit.Tool{
+	Name:         "get_very_long_endpoint_name_that_keeps_going_going",
 	Description:  "Calls GET /c.",
 	ReadOnly:     true,
 	OpenWorld:    true,
-	InputSchema:  getThingsFromVeryLongEndpointNameThatKeepsGoingGoingInputSchema,
-	StrictSchema: getThingsFromVeryLongEndpointNameThatKeepsGoingGoingStrictSchema,
+	InputSchema:  getVeryLongEndpointNameThatKeepsGoingGoingInputSchema,
+	StrictSchema: getVeryLongEndpointNameThatKeepsGoingGoingStrictSchema,
 	Toolset:      "c",
 }
 
-// getThingsFromVeryLongEndpointNameThatKeepsGoingGoing calls GET /c.
-func getThingsFromVeryLongEndpointNameThatKeepsGoingGoing(c *mcpkit.Call) *mcp.CallToolResult {
+// getVeryLongEndpointNameThatKeepsGoingGoing calls GET /c.
+func getVeryLongEndpointNameThatKeepsGoingGoing(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodGet, "/c")
 	return c.Do(r)
 }

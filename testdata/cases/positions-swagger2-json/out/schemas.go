@@ -3,8 +3,8 @@
 
 package positionsswagger2json
 
-// replaceInTheCollectionOfThingsKeptForAccountTheCallerInputSchema is the inputSchema of replace_in_the_collection_of_things_kept_for_account_the_caller.
-const replaceInTheCollectionOfThingsKeptForAccountTheCallerInputSchema = `{
+// replaceThingsKeptAccountCallerInputSchema is the inputSchema of replace_things_kept_account_caller.
+const replaceThingsKeptAccountCallerInputSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"body_id": {
@@ -30,8 +30,8 @@ const replaceInTheCollectionOfThingsKeptForAccountTheCallerInputSchema = `{
 	"type": "object"
 }`
 
-// replaceInTheCollectionOfThingsKeptForAccountTheCallerStrictSchema is the listed inputSchema (strict form) of replace_in_the_collection_of_things_kept_for_account_the_caller.
-const replaceInTheCollectionOfThingsKeptForAccountTheCallerStrictSchema = `{
+// replaceThingsKeptAccountCallerStrictSchema is the listed inputSchema (strict form) of replace_things_kept_account_caller.
+const replaceThingsKeptAccountCallerStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"body_id": {
@@ -66,8 +66,8 @@ const replaceInTheCollectionOfThingsKeptForAccountTheCallerStrictSchema = `{
 	"type": "object"
 }`
 
-// replaceInTheCollectionOfThingsKeptForAccountTheCallerOutputSchema is the outputSchema of replace_in_the_collection_of_things_kept_for_account_the_caller.
-const replaceInTheCollectionOfThingsKeptForAccountTheCallerOutputSchema = `{
+// replaceThingsKeptAccountCallerOutputSchema is the outputSchema of replace_things_kept_account_caller.
+const replaceThingsKeptAccountCallerOutputSchema = `{
 	"properties": {
 		"color": {
 			"type": [

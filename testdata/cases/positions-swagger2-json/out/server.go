@@ -32,7 +32,7 @@ var API = mcpkit.API{
 
 // Register adds every tool of the server to s.
 func Register(s *mcp.Server, k *mcpkit.Runtime) {
-	k.AddTool(s, replaceInTheCollectionOfThingsKeptForAccountTheCallerTool, replaceInTheCollectionOfThingsKeptForAccountTheCaller)
+	k.AddTool(s, replaceThingsKeptAccountCallerTool, replaceThingsKeptAccountCaller)
 	k.AddTool(s, getThingByNameTool, getThingByName)
 }
 

@@ -11,22 +11,22 @@ import (
 	"github.com/tailormcp/tailor/mcpkit"
 )
 
-// replaceInTheCollectionOfThingsKeptForAccountTheCallerTool is PUT /things/{id} (operationId ReplaceThingInTheCollectionOfThingsKeptForTheAccountOfTheCaller).
-var replaceInTheCollectionOfThingsKeptForAccountTheCallerTool = &mcpkit.Tool{
-	Name:         "replace_in_the_collection_of_things_kept_for_account_the_caller",
+// replaceThingsKeptAccountCallerTool is PUT /things/{id} (operationId ReplaceThingInTheCollectionOfThingsKeptForTheAccountOfTheCaller).
+var replaceThingsKeptAccountCallerTool = &mcpkit.Tool{
+	Name:         "replace_things_kept_account_caller",
 	Description:  "Calls PUT /things/{id}.",
 	Idempotent:   true,
 	OpenWorld:    true,
-	InputSchema:  replaceInTheCollectionOfThingsKeptForAccountTheCallerInputSchema,
-	OutputSchema: replaceInTheCollectionOfThingsKeptForAccountTheCallerOutputSchema,
-	StrictSchema: replaceInTheCollectionOfThingsKeptForAccountTheCallerStrictSchema,
+	InputSchema:  replaceThingsKeptAccountCallerInputSchema,
+	OutputSchema: replaceThingsKeptAccountCallerOutputSchema,
+	StrictSchema: replaceThingsKeptAccountCallerStrictSchema,
 	StrictPlan:   `{"o":["body_id","color","size"]}`,
 	Toolset:      "things",
 	Writes:       true,
 }
 
-// replaceInTheCollectionOfThingsKeptForAccountTheCaller calls PUT /things/{id}.
-func replaceInTheCollectionOfThingsKeptForAccountTheCaller(c *mcpkit.Call) *mcp.CallToolResult {
+// replaceThingsKeptAccountCaller calls PUT /things/{id}.
+func replaceThingsKeptAccountCaller(c *mcpkit.Call) *mcp.CallToolResult {
 	r := c.Request(http.MethodPut, "/things/{id}")
 	r.Path("id", c.Arg("id"), mcpkit.Simple)
 	r.Body(mcpkit.JSON, "application/json", true)
