@@ -23,7 +23,7 @@ func addGenerateFlags(f *pflag.FlagSet, o *generator.Options, omitVersion *bool,
 	f.StringVar(&o.Package, "package", "", "Go package name (default: the last element of --out)")
 	f.BoolVar(&o.Main, "main", false, "also write a runnable main.go (in cmd/<name>/, or in --out when --package is main)")
 	f.StringVar(&o.ImportPath, "import-path", "", "import path of the generated package, for --main (default: from the enclosing go.mod)")
-	f.StringVar(&o.Name, "name", "", "server name reported to clients, and in upper snake case the environment variable prefix (default: the overlay's server.name, else the package name; for package main the spec's info.title in snake_case, else tailor)")
+	f.StringVar(&o.Name, "name", "", "server name reported to clients, and in upper snake case the environment variable prefix (default: the overlay's server.name, else the package name; for package main a short name (12 characters at most) of the spec's info.title, else of its host, else tailor; the environment prefix of that default stays the title in upper snake case)")
 	f.StringVar(&o.EnvPrefix, "env-prefix", "", "prefix of the environment variables the server reads (default: the name in upper snake case)")
 	f.BoolVar(&o.AllowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs (off: a spec should not make tailor send requests)")
 	f.StringVar(&o.RefRoot, "ref-root", "", refRootUsage)

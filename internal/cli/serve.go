@@ -55,7 +55,7 @@ $TAILOR_CACHE, else tailor/ under the user cache directory; TAILOR_CACHE=off bui
 	f := cmd.Flags()
 	f.StringVar(&o.SpecPath, "spec", "", "OpenAPI description to read (YAML or JSON)")
 	f.StringVar(&o.OverlayPath, "overlay", "", "tailor overlay that curates the tool set (default: the raw tool set)")
-	f.StringVar(&o.Name, "name", "", "server name reported to clients, and in upper snake case the environment variable prefix (default: the overlay's server.name, else the spec's info.title in snake_case, else tailor)")
+	f.StringVar(&o.Name, "name", "", "server name reported to clients, and in upper snake case the environment variable prefix (default: the overlay's server.name, else a short name (12 characters at most) of the spec's info.title, else of its host, else tailor; the environment prefix of that default stays the title in upper snake case)")
 	f.StringVar(&o.EnvPrefix, "env-prefix", "", "prefix of the environment variables the server reads (default: the name in upper snake case)")
 	f.BoolVar(&o.AllowRemoteRefs, "allow-remote-refs", false, "let $refs fetch http(s) URLs")
 	f.StringVar(&o.RefRoot, "ref-root", "", refRootUsage)

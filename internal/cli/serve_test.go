@@ -14,7 +14,8 @@ import (
 // the server generate makes from the same overlay: its name is the
 // overlay's server.name, and so is its environment prefix (it once was
 // always "tailor", and read TAILOR_* variables). Without server.name it
-// is the spec's title in snake_case, else tailor, as --name's help and
+// is a short name of the spec's title, else tailor, and the environment
+// prefix the title's in upper snake case, as --name's help and
 // docs/runtime.md say.
 func TestServeNamesTheServerAsGenerateDoes(t *testing.T) {
 	shop := []string{"serve", "--spec", filepath.Join(shopDir, "openapi.yaml"), "--overlay", filepath.Join(shopDir, "overlay.yaml")}

@@ -42,10 +42,12 @@ type builder struct {
 	conv      *schema.Converter
 	diags     *diag.List
 	// names are the operations' tool names (fitNames), in operation
-	// order; budget is the length they fit in.
-	names   []fitted
-	budget  int
-	results map[resultKey]madeResult
+	// order; budget is the length they fit in; shortened counts those
+	// fitNames shortened.
+	names     []fitted
+	budget    int
+	shortened int
+	results   map[resultKey]madeResult
 	// encodings are the tools' schemas converted and not yet encoded
 	// (encode.go); schemas says which tool each is for.
 	encodings []*encoding
@@ -104,6 +106,11 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 	}
 	b.budget = NameBudget(api.Name)
 	b.names = fitNames(bases, b.budget)
+	for _, f := range b.names {
+		if f.shortened {
+			b.shortened++
+		}
+	}
 	for i, op := range ops {
 		ptr := pointer(op)
 		pos := position(op.op.Origin, spec.Path)
@@ -213,6 +220,11 @@ func pointer(o operation) string {
 	return "#/paths/" + jsonpointer.Escape(o.path) + "/" + strings.ToLower(o.method)
 }
 
+// maxNamedShortenings is the most shortened names warned about one by
+// one; past it one warning says what was done (kubernetes shortens
+// hundreds).
+const maxNamedShortenings = 10
+
 // toolName is the name fitNames chose for operation i, with a warning
 // where it is not the operation's own name: shortened to fit every
 // client, or given a suffix because another tool has it.
@@ -232,6 +244,10 @@ func (b *builder) toolName(server string, ops []operation, i int, base string, p
 	switch {
 	case f.taken >= 0:
 		b.diags.Warnf(pos, ptr, "%s gives tool name %q, already used by %s; this tool is named %q", what, b.names[f.taken].name, pointer(ops[f.taken]), name)
+	case f.shortened && b.shortened > maxNamedShortenings:
+		// One message for all, merged into one line with a count.
+		b.diags.Warnf(pos, ptr, "tool names longer than the %d characters every major client passes whole with server name %q (%s) are shortened, keeping the verb and the words that tell them apart; name a tool in the overlay to choose its name",
+			b.budget, server, tightest(server))
 	case f.shortened:
 		b.diags.Warnf(pos, ptr, "%s is %d characters as a tool name, over the %d every major client passes whole with server name %q (%s); shortened to %q: name it in the overlay to choose another",
 			what, len(base), b.budget, server, tightest(server), name)

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -102,5 +103,39 @@ func TestLookAlikeNames(t *testing.T) {
 	if len(said) != 2 || !strings.Contains(said[1], `GET /оrders`) || !strings.Contains(said[1], `Cyrillic U+043E "о" as "o"`) ||
 		!strings.Contains(said[0], `operationId "get_usеr"`) || !strings.Contains(said[0], `Cyrillic U+0435 "е" as "e"`) || !strings.Contains(said[0], `named "get_user"`) {
 		t.Errorf("warnings:\n%s", strings.Join(said, "\n"))
+	}
+}
+
+// TestShortenedNamesWarnings: a few shortened names are warned about one
+// by one, each with its new name; many (a kubernetes) with one message
+// that the warnings merge into one line with a count.
+func TestShortenedNamesWarnings(t *testing.T) {
+	spec := func(n int) string {
+		var paths []string
+		for i := range n {
+			paths = append(paths, fmt.Sprintf(`"/things/%d": {"get": {"operationId": "readTheVeryLongNamedThingOfTheKindNumber%dFromTheWarehouseCatalogue", "responses": {"200": {"description": "ok"}}}}`, i, i))
+		}
+		return `{"openapi": "3.0.3", "info": {"title": "Things", "version": "1"}, "paths": {` + strings.Join(paths, ",") + `}}`
+	}
+	for _, c := range []struct{ ops, distinct int }{{3, 3}, {maxNamedShortenings + 1, 1}} {
+		loaded, err := load.LoadData("openapi.json", []byte(spec(c.ops)), load.Options{SkipValidation: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		api, warnings := Raw(loaded, Options{Name: "warehouse"})
+		messages := map[string]int{}
+		for _, w := range warnings {
+			if strings.Contains(w.Message, "shortened") {
+				messages[w.Message]++
+			}
+		}
+		if len(messages) != c.distinct {
+			t.Errorf("%d long names: %d distinct messages, want %d: %v", c.ops, len(messages), c.distinct, messages)
+		}
+		for _, tool := range api.Tools {
+			if len(tool.Name) > NameBudget("warehouse") {
+				t.Errorf("%q: over the budget", tool.Name)
+			}
+		}
 	}
 }
