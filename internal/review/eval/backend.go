@@ -23,6 +23,9 @@ func backendFor(ctx context.Context, b Backend, t scenario.Target) (string, func
 	case b.Reset != "" && t.Backend != "":
 		cmd := exec.CommandContext(ctx, "sh", "-c", b.Reset)
 		cmd.Env = append(os.Environ(), "TAILOR_BACKEND="+t.Backend)
+		ownGroup(cmd)
+		cmd.Cancel = func() error { killGroup(cmd); return nil }
+		cmd.WaitDelay = time.Second
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", nil, fmt.Errorf("backend.reset `%s` failed (%v): %s", b.Reset, err, tail(out))
 		}
@@ -40,18 +43,22 @@ func startBackend(ctx context.Context, command string) (string, func(), error) {
 	addr := ln.Addr().String()
 	ln.Close()
 	line := strings.ReplaceAll(command, "{addr}", addr)
-	// exec: the shell becomes the backend, so that stopping it stops the
-	// backend (a command that forks, like go run, would leave a child).
-	cmd := exec.Command("sh", "-c", "exec "+line)
+	// In a process group of its own, killed whole when the trial ends: a
+	// command that forks (go run, a script) leaves no child behind.
+	cmd := exec.Command("sh", "-c", line)
+	ownGroup(cmd)
 	out := &tailWriter{}
 	cmd.Stdout, cmd.Stderr = out, out
+	// Should a process escape the group with the output pipe, Wait does
+	// not wait for it.
+	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		return "", nil, fmt.Errorf("backend.start `%s`: %w", line, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	stop := func() {
-		cmd.Process.Kill()
+		killGroup(cmd)
 		<-exited
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -64,6 +71,7 @@ func startBackend(ctx context.Context, command string) (string, func(), error) {
 		select {
 		case err := <-exited:
 			exited <- err
+			killGroup(cmd) // what it left running
 			return "", nil, fmt.Errorf("backend.start `%s` exited before listening on %s (%v): %s", line, addr, err, tail(out.bytes()))
 		case <-ctx.Done():
 			stop()
