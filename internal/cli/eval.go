@@ -19,9 +19,9 @@ func newEvalCmd() *cobra.Command {
 	var servers, backends, env []string
 	var compare bool
 	var trials, maxTurns, concurrency, retries int
-	var budget int64
+	var budget, maxTokens int64
 	var minSuccess float64
-	var timeout time.Duration
+	var timeout, requestTimeout, trialTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "eval TASKS.yaml --model NAME (--server [NAME=]CMD... | --spec FILE [--overlay FILE] [--compare]) [--backend URL...]",
 		Short: "Have a real model do the tasks of a task file with each tool set, and compare how often it succeeds",
@@ -40,8 +40,11 @@ Models are reached through their providers' official SDKs: --provider anthropic 
 API), openai (Chat Completions; with --base-url any compatible endpoint: vLLM, llama.cpp server,
 Ollama, a gateway) or openai-responses (the Responses API). The key is read from the environment
 only: ANTHROPIC_API_KEY, OPENAI_API_KEY, or the variable --api-key-env names. ANTHROPIC_BASE_URL and
-OPENAI_BASE_URL are honoured. Requests answered 429 or 5xx are retried with backoff (--retries).
---budget stops before a request could take the run past N tokens.
+OPENAI_BASE_URL are honoured. Requests answered 429 or 5xx are retried with backoff (--retries);
+a request with no answer within --request-timeout ends its trial as timed out, and so does a trial
+that runs longer than --trial-timeout. --budget is a hard bound on the tokens spent: before each
+request tailor reserves what it can cost at most (its input, estimated, and --max-tokens of reply),
+and a trial whose next request does not fit in what is left stops there; the report lists them.
 
 The report shows, per target side by side: success rate and pass^k, turns, tool calls, error
 results, approvals, input and output tokens (the providers' usage), wall time, and the findings of
@@ -94,12 +97,15 @@ does not start; a wrong command line).`,
 			case err != nil:
 				return usage("%v", err)
 			}
-			conf := eval.ModelConfig{Provider: provider, Model: model, BaseURL: baseURL, KeyEnv: keyEnv, MaxRetries: retries}
+			if maxTokens < 0 || requestTimeout < 0 || trialTimeout < 0 || budget < 0 {
+				return usage("--max-tokens, --budget, --request-timeout and --trial-timeout take positive values (0 for the default)")
+			}
+			conf := eval.ModelConfig{Provider: provider, Model: model, BaseURL: baseURL, KeyEnv: keyEnv, MaxRetries: retries, MaxTokens: maxTokens, Timeout: requestTimeout}
 			m, err := eval.NewModel(conf)
 			if err != nil {
 				return usage("%v", err)
 			}
-			opts := eval.Options{Model: m, Trials: trials, MaxTurns: maxTurns, Concurrency: concurrency, Budget: budget, Timeout: timeout}
+			opts := eval.Options{Model: m, Trials: trials, MaxTurns: maxTurns, Concurrency: concurrency, Budget: budget, Timeout: timeout, TrialTimeout: trialTimeout}
 			if personaModel != "" {
 				conf.Model = personaModel
 				if opts.Persona, err = eval.NewModel(conf); err != nil {
@@ -159,11 +165,14 @@ does not start; a wrong command line).`,
 	fl.StringVar(&personaModel, "persona-model", "", "the model that plays the person of tasks with a persona (default: --model)")
 	fl.StringVar(&baseURL, "base-url", "", "the provider's base URL (default: its own, or ANTHROPIC_BASE_URL / OPENAI_BASE_URL)")
 	fl.StringVar(&keyEnv, "api-key-env", "", "the environment variable holding the API key (default ANTHROPIC_API_KEY or OPENAI_API_KEY)")
-	fl.IntVar(&retries, "retries", 4, "how often a request answered 429 or 5xx (or not answered) is retried, with backoff")
+	fl.IntVar(&retries, "retries", 4, "how often a request answered 429 or 5xx (or whose connection failed) is retried, with backoff")
 	fl.IntVar(&trials, "trials", 0, "trials per task and target (default: the task file's, else 5)")
 	fl.IntVar(&maxTurns, "max-turns", 0, "the model's replies per trial (default: the task's, the file's, else 20)")
 	fl.IntVar(&concurrency, "concurrency", 4, "trials running at once (trials on one --backend run one at a time)")
-	fl.Int64Var(&budget, "budget", 0, "stop before spending more than N tokens (input and output, every model); 0 for no limit")
+	fl.Int64Var(&budget, "budget", 0, "spend at most N tokens (input and output, every model): a trial stops before a request that could pass it; 0 for no limit")
+	fl.Int64Var(&maxTokens, "max-tokens", 4096, "the most output tokens one model reply may take (the budget reserves them)")
+	fl.DurationVar(&requestTimeout, "request-timeout", 5*time.Minute, "how long one model request may go unanswered before its trial ends as timed out")
+	fl.DurationVar(&trialTimeout, "trial-timeout", 0, "how long one trial may take in all (0: no limit)")
 	fl.Float64Var(&minSuccess, "min-success", 0, "exit 1 when a target's success rate is below this fraction (a CI gate)")
 	fl.StringVar(&format, "format", "markdown", "report format on stdout: markdown or json")
 	fl.StringVar(&out, "out", "", "a directory for report.md, report.json, and each trial's transcript and audit log")

@@ -126,9 +126,11 @@ type usage struct {
 }
 
 type evalReport struct {
-	Spent         int64 `json:"tokens_spent"`
-	BudgetReached bool  `json:"budget_reached"`
-	NotRun        int   `json:"trials_not_run"`
+	Spent         int64    `json:"tokens_spent"`
+	Unanswered    int64    `json:"tokens_unanswered"`
+	BudgetReached bool     `json:"budget_reached"`
+	Stopped       []string `json:"stopped_by_budget"`
+	NotRun        []string `json:"not_run"`
 	Targets       []struct {
 		Name         string    `json:"name"`
 		Counted      int       `json:"trials"`
@@ -136,6 +138,7 @@ type evalReport struct {
 		ErrorResults int       `json:"error_results"`
 		TurnLimits   int       `json:"turn_limits"`
 		Errors       int       `json:"errors"`
+		Timeouts     int       `json:"timeouts"`
 		Stopped      int       `json:"stopped_by_budget"`
 		PassHat      []float64 `json:"pass_hat_k"`
 		Usage        usage     `json:"usage"`
@@ -150,7 +153,9 @@ type evalReport struct {
 		} `json:"tasks"`
 		Trials []struct {
 			Task      string `json:"task"`
+			Trial     int    `json:"trial"`
 			Outcome   string `json:"outcome"`
+			Error     string `json:"error"`
 			Approvals []struct {
 				Answer string `json:"answer"`
 			} `json:"approvals"`
@@ -317,10 +322,10 @@ func TestEvalOpenAILimits(t *testing.T) {
 
 	// A budget of a few requests: the run stops before spending more.
 	before := model.Answered()
-	code, stdout, stderr = run(t, append(base, "--trials", "5", "--concurrency", "1", "--budget", "6000")...)
+	code, stdout, stderr = run(t, append(base, "--trials", "5", "--concurrency", "1", "--max-tokens", "1000", "--budget", "6000")...)
 	r = parseEvalReport(t, stdout)
-	if !r.BudgetReached || r.NotRun == 0 || r.Spent > 6000 || model.Answered() == before {
-		t.Fatalf("exit %d: budget reached %v, %d not run, %d spent, %d requests\n%s", code, r.BudgetReached, r.NotRun, r.Spent, model.Answered()-before, stderr)
+	if !r.BudgetReached || len(r.NotRun) == 0 || r.Spent > 6000 || model.Answered() == before {
+		t.Fatalf("exit %d: budget reached %v, %q not run, %d spent, %d requests\n%s", code, r.BudgetReached, r.NotRun, r.Spent, model.Answered()-before, stderr)
 	}
 }
 

@@ -34,6 +34,8 @@ func newAnthropic(c ModelConfig, key string) *anthropicModel {
 
 func (m *anthropicModel) Name() string { return "anthropic/" + m.c.Model }
 
+func (m *anthropicModel) MaxOutput() int64 { return m.c.MaxTokens }
+
 func (m *anthropicModel) Next(ctx context.Context, c *Conversation) (*Turn, error) {
 	params := anthropic.MessageNewParams{Model: anthropic.Model(m.c.Model), MaxTokens: m.c.MaxTokens}
 	if c.System != "" {
@@ -66,7 +68,7 @@ func (m *anthropicModel) Next(ctx context.Context, c *Conversation) (*Turn, erro
 	}
 	res, err := m.client.Messages.New(ctx, params)
 	if err != nil {
-		return nil, err
+		return nil, m.c.requestFailed(ctx, err)
 	}
 	t := &Turn{Usage: Usage{Input: res.Usage.InputTokens + res.Usage.CacheCreationInputTokens + res.Usage.CacheReadInputTokens, Output: res.Usage.OutputTokens}}
 	var text []string

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -158,20 +159,37 @@ func TestPassHat(t *testing.T) {
 	}
 }
 
-// A request is refused, not made, when what was spent plus its estimate
-// would pass the limit; no later trial then starts.
-func TestBudgetStopsBeforeSpending(t *testing.T) {
-	b := &budget{limit: 1000}
+// A request is refused, not made, when what was spent, what requests in
+// flight reserved, and what it can cost at most (its input scaled by what
+// the provider counted so far, and its whole max_tokens) would pass the
+// limit; no later trial then starts.
+func TestBudgetIsAHardBound(t *testing.T) {
+	b := &budget{limit: 4000}
 	calls := 0
-	do := func() (*Turn, error) { calls++; return &Turn{Usage: Usage{Input: 500, Output: 100}}, nil }
-	if _, err := b.call(t.Context(), 300, do); err != nil {
+	do := func() (*Turn, error) { calls++; return &Turn{Usage: Usage{Input: 500, Output: 1000}}, nil }
+	// 300 of our tokens: ceil(300*1.25) + 512 + 1000 = 1887 reserved.
+	release := make(chan struct{})
+	inFlight := make(chan struct{})
+	go b.call(t.Context(), 300, 1000, func() (*Turn, error) { close(inFlight); <-release; return do() })
+	<-inFlight
+	if _, err := b.call(t.Context(), 300, 1000, do); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.call(t.Context(), 600, do); !errors.Is(err, errBudget) || calls != 1 {
-		t.Fatalf("err %v after %d calls: the second request would pass the budget", err, calls)
+	// 1500 spent, 1887 in flight: a third request of 1887 does not fit.
+	if _, err := b.call(t.Context(), 300, 1000, do); !errors.Is(err, errBudget) || !strings.Contains(err.Error(), "1887 reserved") {
+		t.Fatalf("%v: the request could take the run past its budget", err)
 	}
-	if !b.exhausted() || b.total() != 600 {
-		t.Fatalf("exhausted %v, spent %d", b.exhausted(), b.total())
+	close(release)
+	for spent, _ := b.total(); spent != 3000; spent, _ = b.total() {
+		runtime.Gosched()
+	}
+	// The provider counted 500 for 300 of ours: the next reservation is
+	// 500 + 512 + 100, and 3000 + 1112 > 4000.
+	if _, err := b.call(t.Context(), 300, 100, do); !errors.Is(err, errBudget) || calls != 2 {
+		t.Fatalf("err %v after %d calls: the ratio the provider counts was not learned", err, calls)
+	}
+	if spent, _ := b.total(); !b.exhausted() || spent > b.limit {
+		t.Fatalf("exhausted %v, spent %d", b.exhausted(), spent)
 	}
 }
 

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -14,6 +15,9 @@ type Model interface {
 	Next(ctx context.Context, c *Conversation) (*Turn, error)
 	// Name is provider/model, as the report shows it.
 	Name() string
+	// MaxOutput is the most output tokens a reply may take: the
+	// max_tokens each request sends, which the budget reserves.
+	MaxOutput() int64
 }
 
 // Conversation is what a model is sent each turn, in no provider's format.
@@ -93,8 +97,22 @@ type ModelConfig struct {
 	MaxRetries int
 	// MaxTokens bounds each reply.
 	MaxTokens int64
-	// Timeout bounds each request (0: the SDK's).
+	// Timeout bounds each request (0: the SDK's). A request it ends is
+	// not retried: its trial ends as timed out.
 	Timeout time.Duration
+}
+
+// errTimeout ends a trial that waited too long: for a model's answer, or
+// (the trial's own limit) for anything.
+var errTimeout = errors.New("timed out")
+
+// requestFailed is a provider request's error, one that got no answer
+// within the request timeout said so.
+func (c ModelConfig) requestFailed(ctx context.Context, err error) error {
+	if c.Timeout > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: model %s did not answer within %s (the request timeout)", errTimeout, c.Model, c.Timeout)
+	}
+	return err
 }
 
 // Providers are the values ModelConfig.Provider takes.

@@ -30,6 +30,8 @@ func newOpenAI(c ModelConfig, key string) *openAIModel {
 
 func (m *openAIModel) Name() string { return "openai/" + m.c.Model }
 
+func (m *openAIModel) MaxOutput() int64 { return m.c.MaxTokens }
+
 func (m *openAIModel) Next(ctx context.Context, c *Conversation) (*Turn, error) {
 	params := openai.ChatCompletionNewParams{Model: m.c.Model, MaxCompletionTokens: openai.Int(m.c.MaxTokens)}
 	if c.System != "" {
@@ -66,7 +68,7 @@ func (m *openAIModel) Next(ctx context.Context, c *Conversation) (*Turn, error) 
 	}
 	res, err := m.client.Chat.Completions.New(ctx, params)
 	if err != nil {
-		return nil, err
+		return nil, m.c.requestFailed(ctx, err)
 	}
 	t := &Turn{Usage: Usage{Input: res.Usage.PromptTokens, Output: res.Usage.CompletionTokens}}
 	if len(res.Choices) == 0 {

@@ -17,7 +17,7 @@ type person struct {
 	task    *Task
 	persona Model // nil: scripted replies only
 	// spend counts what the persona's requests cost, and may refuse one.
-	spend func(ctx context.Context, estimate int64, call func() (*Turn, error)) (*Turn, error)
+	spend func(ctx context.Context, counted, maxOutput int64, call func() (*Turn, error)) (*Turn, error)
 	// event records what happened in the transcript.
 	event func(Event)
 
@@ -83,7 +83,7 @@ func (p *person) reply(ctx context.Context, text string, dialogue []Message) (st
 		return "", false, nil
 	}
 	conv := &Conversation{System: personaPrompt(p.task), Messages: []Message{{Role: "user", Text: visibleDialogue(dialogue)}}}
-	turn, err := p.spend(ctx, estimateTokens(conv), func() (*Turn, error) { return p.persona.Next(ctx, conv) })
+	turn, err := p.spend(ctx, countTokens(conv), p.persona.MaxOutput(), func() (*Turn, error) { return p.persona.Next(ctx, conv) })
 	if err != nil {
 		return "", false, err
 	}

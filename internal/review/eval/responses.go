@@ -29,6 +29,8 @@ func newResponses(c ModelConfig, key string) *responsesModel {
 
 func (m *responsesModel) Name() string { return "openai-responses/" + m.c.Model }
 
+func (m *responsesModel) MaxOutput() int64 { return m.c.MaxTokens }
+
 func (m *responsesModel) Next(ctx context.Context, c *Conversation) (*Turn, error) {
 	params := responses.ResponseNewParams{Model: m.c.Model, MaxOutputTokens: openai.Int(m.c.MaxTokens), Store: openai.Bool(false)}
 	if c.System != "" {
@@ -66,7 +68,7 @@ func (m *responsesModel) Next(ctx context.Context, c *Conversation) (*Turn, erro
 	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
 	res, err := m.client.Responses.New(ctx, params)
 	if err != nil {
-		return nil, err
+		return nil, m.c.requestFailed(ctx, err)
 	}
 	t := &Turn{Text: res.OutputText(), Usage: Usage{Input: res.Usage.InputTokens, Output: res.Usage.OutputTokens}}
 	for _, item := range res.Output {

@@ -30,6 +30,9 @@ type Options struct {
 	Budget int64
 	// Timeout bounds each tool call and each server's start (default 60s).
 	Timeout time.Duration
+	// TrialTimeout bounds each trial's wall time (0: no limit); a trial
+	// that passes it ends as timed out, with what it was waiting for.
+	TrialTimeout time.Duration
 	// Progress, when set, is told each trial's end.
 	Progress func(*TrialResult)
 	// Places are the overlay lines of a target's tools (by target name),
@@ -99,12 +102,12 @@ func Run(ctx context.Context, f *File, targets []scenario.Target, opts Options) 
 				if slices.Contains(task.Skip, t.Name) {
 					continue
 				}
-				tr := &trial{file: f, task: task, target: t, model: opts.Model, persona: opts.Persona, budget: b, maxTurns: maxTurns(opts, f, task), timeout: opts.Timeout}
+				tr := &trial{file: f, task: task, target: t, model: opts.Model, persona: opts.Persona, budget: b, maxTurns: maxTurns(opts, f, task), timeout: opts.Timeout, trialTimeout: opts.TrialTimeout}
 				sem <- struct{}{}
 				if b.exhausted() || ctx.Err() != nil {
 					<-sem
 					mu.Lock()
-					res.NotRun++
+					res.NotRun = append(res.NotRun, trialName(t.Name, task.Name, n))
 					mu.Unlock()
 					continue
 				}
@@ -128,10 +131,15 @@ func Run(ctx context.Context, f *File, targets []scenario.Target, opts Options) 
 		}
 	}
 	wg.Wait()
-	res.Spent = b.total()
+	res.Spent, res.Unanswered = b.total()
 	res.BudgetReached = b.exhausted()
 	res.summarize(f)
 	return res, nil
+}
+
+// trialName names a trial in the report: target: task #n.
+func trialName(target, task string, n int) string {
+	return fmt.Sprintf("%s: %s #%d", target, task, n)
 }
 
 func maxTurns(o Options, f *File, t *Task) int {

@@ -13,13 +13,17 @@ type Result struct {
 	File   string `json:"file"`
 	Model  string `json:"model"`
 	Trials int    `json:"trials_per_task"`
-	// Budget is the token limit (0: none); Spent what the run spent;
-	// BudgetReached whether the limit stopped a trial or kept NotRun
-	// trials from starting.
-	Budget        int64           `json:"budget,omitempty"`
-	Spent         int64           `json:"tokens_spent"`
+	// Budget is the token limit (0: none); Spent what the providers
+	// reported the run spent; Unanswered what requests that got no answer
+	// (timed out) had reserved, which the budget counts as spent too.
+	Budget     int64 `json:"budget,omitempty"`
+	Spent      int64 `json:"tokens_spent"`
+	Unanswered int64 `json:"tokens_unanswered,omitempty"`
+	// BudgetReached says whether the limit stopped trials (Stopped: each
+	// as target: task #n) or kept trials from starting (NotRun).
 	BudgetReached bool            `json:"budget_reached"`
-	NotRun        int             `json:"trials_not_run"`
+	Stopped       []string        `json:"stopped_by_budget"`
+	NotRun        []string        `json:"not_run"`
 	Targets       []*TargetResult `json:"targets"`
 }
 
@@ -63,6 +67,7 @@ type Stats struct {
 	SuccessRate  float64 `json:"success_rate"`
 	TurnLimits   int     `json:"turn_limits"`
 	Errors       int     `json:"errors"`
+	Timeouts     int     `json:"timeouts"`
 	Stopped      int     `json:"stopped_by_budget"`
 	ToolCalls    int     `json:"tool_calls"`
 	ErrorResults int     `json:"error_results"`
@@ -87,6 +92,8 @@ func (s *Stats) add(t *TrialResult) {
 		s.TurnLimits++
 	case Failed:
 		s.Errors++
+	case TimedOut:
+		s.Timeouts++
 	}
 	s.ToolCalls += t.ToolCalls
 	s.ErrorResults += t.ErrorResults
@@ -107,6 +114,10 @@ func (s *Stats) per(n int) float64 {
 }
 
 func (r *Result) summarize(f *File) {
+	r.Stopped = []string{}
+	if r.NotRun == nil {
+		r.NotRun = []string{}
+	}
 	for _, tr := range r.Targets {
 		sort.Slice(tr.Trials, func(i, j int) bool {
 			a, b := tr.Trials[i], tr.Trials[j]
@@ -128,6 +139,9 @@ func (r *Result) summarize(f *File) {
 			}
 			tk.add(t)
 			tr.Stats.add(t)
+			if t.Outcome == OutOfBudget {
+				r.Stopped = append(r.Stopped, trialName(t.Target, t.Task, t.Trial))
+			}
 			if t.Outcome != OutOfBudget && !t.Success {
 				why := t.Outcome
 				if len(t.Failures) > 0 {

@@ -18,6 +18,7 @@ const (
 	Answered    = "answered"   // the model gave its final answer
 	TurnLimit   = "turn limit" // it was still working at the task's turn limit
 	OutOfBudget = "budget"     // the token budget stopped it
+	TimedOut    = "timeout"    // a model request, or the trial, took too long
 	Failed      = "error"      // the server, the backend or the provider failed
 )
 
@@ -57,11 +58,22 @@ type trial struct {
 	persona  Model
 	budget   *budget
 	maxTurns int
-	timeout  time.Duration
+	// timeout bounds each tool call and the server's start; trialTimeout
+	// the whole trial (0: none).
+	timeout      time.Duration
+	trialTimeout time.Duration
 
 	start  time.Time
 	mu     sync.Mutex
 	result *TrialResult
+	// doing is what the trial waits for, for the reason a timeout gives.
+	doing string
+}
+
+func (t *trial) now(doing string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.doing = doing
 }
 
 func (t *trial) event(e Event) {
@@ -75,10 +87,22 @@ func (t *trial) run(ctx context.Context, n int) *TrialResult {
 	t.start = time.Now()
 	t.result = &TrialResult{Task: t.task.Name, Target: t.target.Name, Trial: n}
 	r := t.result
-	err := t.converse(ctx)
+	tctx := ctx
+	if t.trialTimeout > 0 {
+		var cancel context.CancelFunc
+		tctx, cancel = context.WithTimeout(ctx, t.trialTimeout)
+		defer cancel()
+	}
+	err := t.converse(tctx)
 	switch {
 	case errors.Is(err, errBudget):
 		r.Outcome, r.Error = OutOfBudget, err.Error()
+	case err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded):
+		t.mu.Lock()
+		r.Outcome, r.Error = TimedOut, fmt.Sprintf("the trial took longer than %s (the trial timeout), while %s", t.trialTimeout, t.doing)
+		t.mu.Unlock()
+	case errors.Is(err, errTimeout):
+		r.Outcome, r.Error = TimedOut, err.Error()
 	case err != nil:
 		r.Outcome, r.Error = Failed, err.Error()
 	}
@@ -97,6 +121,7 @@ func (t *trial) run(ctx context.Context, n int) *TrialResult {
 // or calls tools, until it gives its final answer or reaches the limit.
 func (t *trial) converse(ctx context.Context) error {
 	r := t.result
+	t.now("starting the backend")
 	backend, release, err := backendFor(ctx, t.file.Backend, t.target)
 	if err != nil {
 		return err
@@ -113,8 +138,8 @@ func (t *trial) converse(ctx context.Context) error {
 	}
 	p := newPerson(t.task, t.persona)
 	p.event = t.event
-	p.spend = func(ctx context.Context, est int64, do func() (*Turn, error)) (*Turn, error) {
-		turn, err := t.budget.call(ctx, est, do)
+	p.spend = func(ctx context.Context, counted, maxOutput int64, do func() (*Turn, error)) (*Turn, error) {
+		turn, err := t.budget.call(ctx, counted, maxOutput, do)
 		if turn != nil {
 			r.PersonaUsage.Add(turn.Usage)
 		}
@@ -127,6 +152,7 @@ func (t *trial) converse(ctx context.Context) error {
 	audit := &tailWriter{keepAll: true}
 	target := t.target
 	target.Stderr = audit
+	t.now("starting the server")
 	sctx, cancel := context.WithTimeout(ctx, t.timeout)
 	session, err := scenario.Connect(sctx, target, env, args, &mcp.ClientOptions{ElicitationHandler: p.approve})
 	cancel()
@@ -148,19 +174,18 @@ func (t *trial) converse(ctx context.Context) error {
 	}
 	conv := &Conversation{System: t.file.System, Tools: toolsOf(list), Messages: []Message{{Role: "user", Text: t.task.Ask}}}
 	t.event(Event{Type: "user", Text: t.task.Ask})
-	last := estimateTokens(conv)
 	for {
 		if r.Turns >= t.maxTurns {
 			r.Outcome = TurnLimit
 			break
 		}
-		turn, err := t.budget.call(ctx, last, func() (*Turn, error) { return t.model.Next(ctx, conv) })
+		t.now(fmt.Sprintf("waiting for the model's reply %d", r.Turns+1))
+		turn, err := t.budget.call(ctx, countTokens(conv), t.model.MaxOutput(), func() (*Turn, error) { return t.model.Next(ctx, conv) })
 		if err != nil {
 			return err
 		}
 		r.Turns++
 		r.Usage.Add(turn.Usage)
-		last = max(turn.Usage.Total(), estimateTokens(conv))
 		u := turn.Usage
 		t.event(Event{Type: "assistant", Text: turn.Text, Calls: turn.Calls, Usage: &u})
 		conv.Messages = append(conv.Messages, Message{Role: "assistant", Text: turn.Text, Calls: turn.Calls})
@@ -169,6 +194,7 @@ func (t *trial) converse(ctx context.Context) error {
 			conv.Messages = append(conv.Messages, Message{Role: "user", Results: results})
 			continue
 		}
+		t.now("waiting for the person's reply")
 		say, ok, err := p.reply(ctx, turn.Text, conv.Messages)
 		if err != nil {
 			return err
@@ -199,6 +225,7 @@ func (t *trial) callTools(ctx context.Context, s *mcp.ClientSession, calls []Too
 		res := ToolResult{CallID: c.ID}
 		args, err := argsObject(c.Args)
 		if err == nil {
+			t.now("calling tool " + c.Name)
 			cctx, cancel := context.WithTimeout(ctx, t.timeout)
 			var got *mcp.CallToolResult
 			got, err = s.CallTool(cctx, &mcp.CallToolParams{Name: c.Name, Arguments: args})

@@ -35,12 +35,19 @@ const shownFindings = 5
 func writeMarkdown(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "#### tailor eval: %s\n\n", r.File)
 	fmt.Fprintf(w, "Model `%s`, %s per task and target; %s tokens spent", r.Model, plural(r.Trials, "trial"), thousands(r.Spent))
+	if r.Unanswered > 0 {
+		fmt.Fprintf(w, ", and up to %s by requests that timed out", thousands(r.Unanswered))
+	}
 	if r.Budget > 0 {
 		fmt.Fprintf(w, " (budget %s)", thousands(r.Budget))
 	}
 	fmt.Fprintln(w, ".  ")
 	if r.BudgetReached {
-		fmt.Fprintf(w, "**The budget stopped the run**: %d trials not run, %d stopped; the figures count finished trials only.  \n", r.NotRun, stoppedTrials(r))
+		fmt.Fprintf(w, "**The budget stopped the run**: %s not run, %s stopped before a request that could pass it", plural(len(r.NotRun), "trial"), plural(len(r.Stopped), "trial"))
+		if len(r.Stopped) > 0 {
+			fmt.Fprintf(w, " (%s)", strings.Join(r.Stopped, "; "))
+		}
+		fmt.Fprintln(w, "; the figures count finished trials only.  ")
 	}
 	fmt.Fprintln(w)
 	head := "| |"
@@ -81,6 +88,7 @@ func writeMarkdown(w io.Writer, r *Result) {
 			return (time.Duration(t.per(int(time.Duration(t.Wall).Milliseconds()))) * time.Millisecond).Round(100 * time.Millisecond).String()
 		}},
 		{"stopped at the turn limit", func(t *TargetResult) string { return fmt.Sprint(t.TurnLimits) }},
+		{"timed out (model request or trial)", func(t *TargetResult) string { return fmt.Sprint(t.Timeouts) }},
 		{"errors (provider, server, backend)", func(t *TargetResult) string { return fmt.Sprint(t.Errors) }},
 	}
 	for _, row := range rows {
@@ -159,14 +167,6 @@ func writeMarkdown(w io.Writer, r *Result) {
 			fmt.Fprintf(w, "%d. `%s`, %s: %s%s.  \n   Change: %s\n", i+1, f.Tool, f.Signal, f.Detail, where, f.Change)
 		}
 	}
-}
-
-func stoppedTrials(r *Result) int {
-	n := 0
-	for _, t := range r.Targets {
-		n += t.Stopped
-	}
-	return n
 }
 
 func personaTokens(r *Result) int64 {

@@ -6,7 +6,8 @@
 // answers each request with what a Go script decides from the
 // conversation it was sent (the tools, the tool results, the person's
 // replies). It reports usage like the providers do, and can answer the
-// next requests with an error status (429, 500) to exercise retries.
+// next requests with an error status (429, 500) to exercise retries, or
+// leave them unanswered (a provider that hangs).
 // Nothing here calls a real model.
 package evaltest
 
@@ -27,11 +28,14 @@ type Script func(c *Conversation) Reply
 // Conversation is a request as the script sees it, in either wire format.
 type Conversation struct {
 	// Format is "anthropic", "openai" (Chat Completions) or "responses".
-	Format   string
-	Model    string
-	System   string
-	Tools    []Tool
-	Messages []Message
+	Format string
+	Model  string
+	// MaxTokens is the request's bound on the reply (max_tokens,
+	// max_completion_tokens or max_output_tokens; 0 when absent).
+	MaxTokens int64
+	System    string
+	Tools     []Tool
+	Messages  []Message
 }
 
 // Tool is a tool the request offers the model.
@@ -61,6 +65,10 @@ type Result struct {
 type Reply struct {
 	Text  string
 	Calls []Call
+	// OutputTokens, when set, is the output usage reported (a model that
+	// writes at length, or thinks), capped at the request's MaxTokens as
+	// providers cap it.
+	OutputTokens int64
 }
 
 // Server is the scripted model server.
@@ -71,6 +79,9 @@ type Server struct {
 	mu       sync.Mutex
 	requests int
 	failures []int
+	hangs    int
+	// closing ends the requests held by HangNext when the test ends.
+	closing chan struct{}
 	// Input and Output are the usage the server reported, summed.
 	input, output int64
 	calls         int
@@ -78,9 +89,10 @@ type Server struct {
 
 // New starts a scripted model server for the test's duration.
 func New(t testing.TB, script Script) *Server {
-	s := &Server{script: script}
+	s := &Server{script: script, closing: make(chan struct{})}
 	hs := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(hs.Close)
+	t.Cleanup(func() { close(s.closing) }) // first: Close waits for held requests
 	s.URL = hs.URL
 	return s
 }
@@ -90,6 +102,14 @@ func (s *Server) FailNext(statuses ...int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failures = append(s.failures, statuses...)
+}
+
+// HangNext leaves the next n requests unanswered until the client gives
+// up on them (a provider that hangs).
+func (s *Server) HangNext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hangs += n
 }
 
 // Requests is how many requests reached the server (retries included).
@@ -122,7 +142,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if len(s.failures) > 0 {
 		fail, s.failures = s.failures[0], s.failures[1:]
 	}
+	hang := s.hangs > 0
+	if hang {
+		s.hangs--
+	}
 	s.mu.Unlock()
+	if hang {
+		select {
+		case <-r.Context().Done():
+		case <-s.closing:
+		}
+		return
+	}
 	if fail != 0 {
 		w.Header().Set("retry-after-ms", "5")
 		w.Header().Set("retry-after", "0")
@@ -148,12 +179,25 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	var bound struct {
+		A int64 `json:"max_tokens"`
+		C int64 `json:"max_completion_tokens"`
+		R int64 `json:"max_output_tokens"`
+	}
+	json.Unmarshal(body, &bound)
+	conv.MaxTokens = max(bound.A, bound.C, bound.R)
 	reply := s.script(conv)
 	// Deterministic usage: a token per 4 bytes, as providers roughly count.
 	in := int64(len(body)/4 + 1)
 	out := int64(len(reply.Text)/4 + 1)
 	for _, c := range reply.Calls {
 		out += int64(len(c.Name)+len(c.Args))/4 + 1
+	}
+	if reply.OutputTokens > 0 {
+		out = reply.OutputTokens
+	}
+	if conv.MaxTokens > 0 {
+		out = min(out, conv.MaxTokens)
 	}
 	s.mu.Lock()
 	s.input += in
