@@ -3,8 +3,6 @@ package eval
 import (
 	"fmt"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -21,88 +19,33 @@ func Parse(path string, data []byte) (*File, error) { return parse(path, data, n
 // parse is Parse that records in keys every key the parser knows (for the
 // test that compares them with the JSON Schema).
 func parse(path string, data []byte, keys map[string]bool) (*File, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, diag.YAML(path, err)
-	}
 	p := &parser{Walker: yamlwalk.New(path)}
 	p.Keys = keys
 	f := &File{Path: path}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		p.Errorf(&doc, "the task file is empty: it needs `tailor-eval: %d` and `tasks:`", Version)
-		return nil, p.Diags.Err()
-	}
-	p.file(doc.Content[0], f)
-	if err := p.Diags.Err(); err != nil {
+	err := scenario.ParseDocument(&p.Walker, data, scenario.Document{
+		Kind: "task file", Item: "task", VersionKey: "tailor-eval", Version: Version, Env: &f.Env,
+		Fields: map[string]func(k, v *yaml.Node){
+			"system":    func(k, v *yaml.Node) { f.System, _ = p.Str(v, "system") },
+			"trials":    func(k, v *yaml.Node) { f.Trials = p.positive(v, "trials") },
+			"max_turns": func(k, v *yaml.Node) { f.MaxTurns = p.positive(v, "max_turns") },
+			"backend":   func(k, v *yaml.Node) { p.backend(v, &f.Backend) },
+		},
+		Entry: func(n *yaml.Node, index int) (string, bool) {
+			t := p.task(n, index)
+			if t == nil {
+				return "", false
+			}
+			f.Tasks = append(f.Tasks, t)
+			return t.Name, true
+		},
+	})
+	if err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
 type parser struct{ yamlwalk.Walker }
-
-func (p *parser) file(n *yaml.Node, f *File) {
-	hasVersion, hasTasks := false, false
-	ok := p.Fields(n, "the task file", map[string]func(k, v *yaml.Node){
-		"tailor-eval": func(k, v *yaml.Node) {
-			hasVersion = true
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" {
-				p.Errorf(v, "`tailor-eval` (the format version) must be %d, not %s", Version, diag.Describe(v))
-			} else if i, _ := strconv.Atoi(v.Value); i != Version {
-				p.Errorf(v, "task format version %d is not supported: this tailor reads version %d", i, Version)
-			}
-		},
-		"env":       func(k, v *yaml.Node) { f.Env = p.env(v, "env") },
-		"system":    func(k, v *yaml.Node) { f.System, _ = p.Str(v, "system") },
-		"trials":    func(k, v *yaml.Node) { f.Trials = p.positive(v, "trials") },
-		"max_turns": func(k, v *yaml.Node) { f.MaxTurns = p.positive(v, "max_turns") },
-		"backend":   func(k, v *yaml.Node) { p.backend(v, &f.Backend) },
-		"tasks": func(k, v *yaml.Node) {
-			hasTasks = true
-			names := map[string]*yaml.Node{}
-			items := p.Items(v, "tasks")
-			if v.Kind == yaml.SequenceNode && len(items) == 0 {
-				p.Errorf(v, "tasks is empty: list at least one task")
-			}
-			for i, e := range items {
-				t := p.task(e, i+1)
-				if t == nil {
-					continue
-				}
-				if first := names[t.Name]; first != nil {
-					p.Errorf(e, "two tasks are named %q (the first at line %d): names must be unique", t.Name, first.Line)
-				}
-				names[t.Name] = e
-				f.Tasks = append(f.Tasks, t)
-			}
-		},
-	})
-	if !ok {
-		return
-	}
-	if !hasVersion {
-		p.Errorf(n, "missing `tailor-eval: %d` (the task format version) at the top of the file", Version)
-	}
-	if !hasTasks {
-		p.Errorf(n, "missing `tasks:` (the list of tasks)")
-	}
-}
-
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-func (p *parser) env(n *yaml.Node, where string) []scenario.EnvVar {
-	var out []scenario.EnvVar
-	p.Entries(n, where, func(k, v *yaml.Node) {
-		if !envName.MatchString(k.Value) {
-			p.Errorf(k, "%q is not an environment variable name (letters, digits and _, not starting with a digit)", k.Value)
-			return
-		}
-		if s, ok := p.Str(v, where+"."+k.Value); ok {
-			out = append(out, scenario.EnvVar{Name: k.Value, Value: s})
-		}
-	})
-	return out
-}
 
 func (p *parser) positive(n *yaml.Node, what string) int {
 	i, ok := p.Count(n, what)
@@ -131,24 +74,10 @@ func (p *parser) backend(n *yaml.Node, b *Backend) {
 	}
 }
 
-// value returns the value of key in mapping n, or nil.
-func value(n *yaml.Node, key string) *yaml.Node {
-	n = yamlwalk.Resolve(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return yamlwalk.Resolve(n.Content[i+1])
-		}
-	}
-	return nil
-}
-
 func (p *parser) task(n *yaml.Node, index int) *Task {
 	t := &Task{Pos: p.Pos(n)}
 	where := fmt.Sprintf("task %d", index)
-	if name := value(n, "name"); name != nil && name.Kind == yaml.ScalarNode && name.Value != "" {
+	if name := scenario.MappingValue(n, "name"); name != nil && name.Kind == yaml.ScalarNode && name.Value != "" {
 		where = fmt.Sprintf("task %q", name.Value)
 	}
 	ok := p.Fields(n, where, map[string]func(k, v *yaml.Node){
@@ -202,13 +131,13 @@ func (p *parser) task(n *yaml.Node, index int) *Task {
 	if !ok {
 		return nil
 	}
-	if value(n, "name") == nil {
+	if scenario.MappingValue(n, "name") == nil {
 		p.Errorf(n, "%s has no `name`", where)
 	}
-	if value(n, "ask") == nil {
+	if scenario.MappingValue(n, "ask") == nil {
 		p.Errorf(n, "%s has no `ask` (what the person asks: the first user message)", where)
 	}
-	if value(n, "success") == nil {
+	if scenario.MappingValue(n, "success") == nil {
 		p.Errorf(n, "%s has no `success` (the requests the backend must receive, or a condition on the answer)", where)
 	}
 	return t
@@ -238,10 +167,10 @@ func (p *parser) reply(n *yaml.Node, where string) *Reply {
 	if !ok {
 		return nil
 	}
-	if value(n, "when") == nil {
+	if scenario.MappingValue(n, "when") == nil {
 		p.Errorf(n, "%s has no `when` (a regular expression on the model's message)", where)
 	}
-	if value(n, "say") == nil {
+	if scenario.MappingValue(n, "say") == nil {
 		p.Errorf(n, "%s has no `say` (what the person answers)", where)
 	}
 	if r.When == nil {
@@ -250,29 +179,17 @@ func (p *parser) reply(n *yaml.Node, where string) *Reply {
 	return r
 }
 
-var answers = []string{"accept", "decline", "cancel"}
-
 func (p *parser) approval(n *yaml.Node, where string) *ApprovalRule {
 	a := &ApprovalRule{Pos: p.Pos(n)}
 	ok := p.Fields(n, where, map[string]func(k, v *yaml.Node){
-		"answer": func(k, v *yaml.Node) {
-			x, ok := p.Str(v, "answer")
-			if !ok {
-				return
-			}
-			if !slices.Contains(answers, x) {
-				p.Errorf(v, "answer %q is not one of accept, decline, cancel%s", x, diag.DidYouMean(x, answers))
-				return
-			}
-			a.Answer = x
-		},
+		"answer":   func(k, v *yaml.Node) { a.Answer = scenario.ParseAnswer(&p.Walker, v, "answer") },
 		"question": func(k, v *yaml.Node) { a.Question = scenario.ParseText(p.Walker, v, "question", where) },
 		"times":    func(k, v *yaml.Node) { a.Times = p.positive(v, "times") },
 	})
 	if !ok {
 		return nil
 	}
-	if value(n, "answer") == nil {
+	if scenario.MappingValue(n, "answer") == nil {
 		p.Errorf(n, "%s has no `answer` (accept, decline or cancel)", where)
 	}
 	return a
@@ -289,7 +206,7 @@ func (p *parser) success(n *yaml.Node, where string, s *Success) {
 		},
 		"answer": func(k, v *yaml.Node) { s.Answer = scenario.ParseText(p.Walker, v, "answer", where) },
 	})
-	if ok && value(n, "requests") == nil && value(n, "answer") == nil {
+	if ok && scenario.MappingValue(n, "requests") == nil && scenario.MappingValue(n, "answer") == nil {
 		p.Errorf(n, "the success of %s is empty: give requests (what the backend must receive) or answer", where)
 	}
 }

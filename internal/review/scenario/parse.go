@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/theory/jsonpath"
@@ -22,19 +21,21 @@ func Parse(path string, data []byte) (*File, error) { return parse(path, data, n
 // places the file reaches (for the test that compares them with the JSON
 // Schema).
 func parse(path string, data []byte, keys map[string]bool) (*File, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, diag.YAML(path, err)
-	}
 	p := &parser{Walker: yamlwalk.New(path)}
 	p.Keys = keys
 	f := &File{Path: path}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		p.Errorf(&doc, "the scenario file is empty: it needs `tailor-test: %d` and `scenarios:`", Version)
-		return nil, p.Diags.Err()
-	}
-	p.file(doc.Content[0], f)
-	if err := p.Diags.Err(); err != nil {
+	err := ParseDocument(&p.Walker, data, Document{
+		Kind: "scenario file", Item: "scenario", VersionKey: "tailor-test", Version: Version, Env: &f.Env,
+		Entry: func(n *yaml.Node, index int) (string, bool) {
+			s := p.scenario(n, index)
+			if s == nil {
+				return "", false
+			}
+			f.Scenarios = append(f.Scenarios, s)
+			return s.Name, true
+		},
+	})
+	if err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -137,69 +138,12 @@ func (p *parser) refs(n *yaml.Node, s string) {
 	}
 }
 
-func (p *parser) file(n *yaml.Node, f *File) {
-	hasVersion, hasScenarios := false, false
-	ok := p.Fields(n, "the scenario file", map[string]func(k, v *yaml.Node){
-		"tailor-test": func(k, v *yaml.Node) {
-			hasVersion = true
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" {
-				p.Errorf(v, "`tailor-test` (the format version) must be %d, not %s", Version, diag.Describe(v))
-			} else if i, _ := strconv.Atoi(v.Value); i != Version {
-				p.Errorf(v, "scenario format version %d is not supported: this tailor reads version %d", i, Version)
-			}
-		},
-		"env": func(k, v *yaml.Node) { f.Env = p.env(v, "env") },
-		"scenarios": func(k, v *yaml.Node) {
-			hasScenarios = true
-			names := map[string]*yaml.Node{}
-			items := p.Items(v, "scenarios")
-			if v.Kind == yaml.SequenceNode && len(items) == 0 {
-				p.Errorf(v, "scenarios is empty: list at least one scenario")
-			}
-			for i, e := range items {
-				s := p.scenario(e, i+1)
-				if s == nil {
-					continue
-				}
-				if first := names[s.Name]; first != nil {
-					p.Errorf(e, "two scenarios are named %q (the first at line %d): names must be unique", s.Name, first.Line)
-				}
-				names[s.Name] = e
-				f.Scenarios = append(f.Scenarios, s)
-			}
-		},
-	})
-	if !ok {
-		return
-	}
-	if !hasVersion {
-		p.Errorf(n, "missing `tailor-test: %d` (the scenario format version) at the top of the file", Version)
-	}
-	if !hasScenarios {
-		p.Errorf(n, "missing `scenarios:` (the list of scenarios)")
-	}
-}
-
-func (p *parser) env(n *yaml.Node, where string) []EnvVar {
-	var out []EnvVar
-	p.Entries(n, where, func(k, v *yaml.Node) {
-		if !envName.MatchString(k.Value) {
-			p.Errorf(k, "%q is not an environment variable name (letters, digits and _, not starting with a digit)", k.Value)
-			return
-		}
-		if s, ok := p.Str(v, where+"."+k.Value); ok {
-			out = append(out, EnvVar{Name: k.Value, Value: s})
-		}
-	})
-	return out
-}
-
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+func (p *parser) env(n *yaml.Node, where string) []EnvVar { return ParseEnv(&p.Walker, n, where) }
 
 func (p *parser) scenario(n *yaml.Node, index int) *Scenario {
 	s := &Scenario{Pos: p.Pos(n)}
 	where := fmt.Sprintf("scenario %d", index)
-	if name := mappingValue(n, "name"); name != nil && name.Kind == yaml.ScalarNode && name.Value != "" {
+	if name := MappingValue(n, "name"); name != nil && name.Kind == yaml.ScalarNode && name.Value != "" {
 		where = fmt.Sprintf("scenario %q", name.Value)
 	}
 	hasCalls := false
@@ -238,7 +182,7 @@ func (p *parser) scenario(n *yaml.Node, index int) *Scenario {
 	if !ok {
 		return nil
 	}
-	if s.Name == "" && mappingValue(n, "name") == nil {
+	if s.Name == "" && MappingValue(n, "name") == nil {
 		p.Errorf(n, "%s has no `name`", where)
 	}
 	if !hasCalls {
@@ -266,24 +210,10 @@ func (p *parser) calls(n *yaml.Node, where, variant string) []*Call {
 	return out
 }
 
-// mappingValue returns the value of key in mapping n, or nil.
-func mappingValue(n *yaml.Node, key string) *yaml.Node {
-	n = yamlwalk.Resolve(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return yamlwalk.Resolve(n.Content[i+1])
-		}
-	}
-	return nil
-}
-
 func (p *parser) call(n *yaml.Node, index int, of string) *Call {
 	c := &Call{Pos: p.Pos(n)}
 	where := fmt.Sprintf("call %d of %s", index, of)
-	if tool := mappingValue(n, "call"); tool != nil && tool.Kind == yaml.ScalarNode && tool.Value != "" {
+	if tool := MappingValue(n, "call"); tool != nil && tool.Kind == yaml.ScalarNode && tool.Value != "" {
 		where = fmt.Sprintf("call %d (`%s`) of %s", index, tool.Value, of)
 	}
 	var saves *yaml.Node
@@ -308,7 +238,7 @@ func (p *parser) call(n *yaml.Node, index int, of string) *Call {
 	if !ok {
 		return nil
 	}
-	if c.Tool == "" && mappingValue(n, "call") == nil {
+	if c.Tool == "" && MappingValue(n, "call") == nil {
 		p.Errorf(n, "%s has no `call` (the name of the tool to call)", where)
 	}
 	if saves != nil {
@@ -317,25 +247,13 @@ func (p *parser) call(n *yaml.Node, index int, of string) *Call {
 	return c
 }
 
-var answers = []string{"accept", "decline", "cancel"}
-
 func (p *parser) approval(n *yaml.Node, where string) *Approval {
 	a := &Approval{Pos: p.Pos(n)}
 	ok := p.Fields(n, "the approval of "+where, map[string]func(k, v *yaml.Node){
-		"answer": func(k, v *yaml.Node) {
-			x, ok := p.Str(v, "approval.answer")
-			if !ok {
-				return
-			}
-			if !slices.Contains(answers, x) {
-				p.Errorf(v, "approval.answer %q is not one of accept, decline, cancel%s", x, diag.DidYouMean(x, answers))
-				return
-			}
-			a.Answer = x
-		},
+		"answer":   func(k, v *yaml.Node) { a.Answer = ParseAnswer(&p.Walker, v, "approval.answer") },
 		"question": func(k, v *yaml.Node) { a.Question = p.textCond(v, "approval.question", where) },
 	})
-	if ok && a.Answer == "" && mappingValue(n, "answer") == nil {
+	if ok && a.Answer == "" && MappingValue(n, "answer") == nil {
 		p.Errorf(n, "the approval of %s has no `answer` (accept, decline or cancel)", where)
 	}
 	return a
@@ -545,7 +463,7 @@ func (p *parser) saves(n *yaml.Node, where string) []*Save {
 					s.Match, s.Src = re, x
 				},
 			})
-			if s.Match == nil && mappingValue(v, "match") == nil && v.Kind == yaml.MappingNode {
+			if s.Match == nil && MappingValue(v, "match") == nil && v.Kind == yaml.MappingNode {
 				p.Errorf(v, "save.%s has no `match` (a regular expression on the result's text)", k.Value)
 			}
 		}
