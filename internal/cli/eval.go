@@ -15,7 +15,7 @@ import (
 )
 
 func newEvalCmd() *cobra.Command {
-	var spec, overlay, provider, model, personaModel, baseURL, keyEnv, format, out string
+	var spec, overlay, provider, client, model, personaModel, baseURL, keyEnv, format, out string
 	var servers, backends, env []string
 	var compare bool
 	var trials, maxTurns, concurrency, retries int
@@ -38,7 +38,9 @@ Each trial runs on a server of its own against a backend in a known state: a fre
 
 Models are reached through their providers' official SDKs: --provider anthropic (the Messages
 API), openai (Chat Completions; with --base-url any compatible endpoint: vLLM, llama.cpp server,
-Ollama, a gateway) or openai-responses (the Responses API). The key is read from the environment
+Ollama, a gateway) or openai-responses (the Responses API). The tools go as MCP clients present
+them (name, description, input schema as listed); --client claude-code uses Claude Code's
+mcp__SERVER__TOOL names, --client openai-agents the OpenAI Agents SDK's strict flag. The key is read from the environment
 only: ANTHROPIC_API_KEY, OPENAI_API_KEY, or the variable --api-key-env names. ANTHROPIC_BASE_URL and
 OPENAI_BASE_URL are honoured. Requests answered 429 or 5xx are retried with backoff (--retries);
 a request with no answer within --request-timeout ends its trial as timed out, and so does a trial
@@ -78,6 +80,9 @@ does not start; a wrong command line).`,
 			if err := oneOf("eval", "--provider", provider, eval.Providers); err != nil {
 				return err
 			}
+			if err := oneOf("eval", "--client", client, eval.Clients); err != nil {
+				return err
+			}
 			if minSuccess < 0 || minSuccess > 1 {
 				return usage("--min-success is a fraction between 0 and 1, not %g", minSuccess)
 			}
@@ -105,7 +110,7 @@ does not start; a wrong command line).`,
 			if err != nil {
 				return usage("%v", err)
 			}
-			opts := eval.Options{Model: m, Trials: trials, MaxTurns: maxTurns, Concurrency: concurrency, Budget: budget, Timeout: timeout, TrialTimeout: trialTimeout}
+			opts := eval.Options{Model: m, Trials: trials, MaxTurns: maxTurns, Concurrency: concurrency, Budget: budget, Timeout: timeout, TrialTimeout: trialTimeout, Client: client}
 			if personaModel != "" {
 				conf.Model = personaModel
 				if opts.Persona, err = eval.NewModel(conf); err != nil {
@@ -161,6 +166,7 @@ does not start; a wrong command line).`,
 	fl.StringArrayVar(&backends, "backend", nil, "base URL of the API the servers call, through a recording proxy (once, or once per target)")
 	fl.StringArrayVar(&env, "env", nil, "NAME=VALUE added to every server's environment (besides the task file's env); repeatable")
 	fl.StringVar(&provider, "provider", "anthropic", "the model's API: anthropic, openai (Chat Completions; any compatible endpoint with --base-url) or openai-responses")
+	fl.StringVar(&client, "client", "plain", "show the tools as this client does: plain (as listed), claude-code (mcp__SERVER__TOOL names) or openai-agents (strict where the schema allows)")
 	fl.StringVar(&model, "model", "", "the model under test, as the provider names it")
 	fl.StringVar(&personaModel, "persona-model", "", "the model that plays the person of tasks with a persona (default: --model)")
 	fl.StringVar(&baseURL, "base-url", "", "the provider's base URL (default: its own, or ANTHROPIC_BASE_URL / OPENAI_BASE_URL)")

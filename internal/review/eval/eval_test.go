@@ -202,7 +202,7 @@ func TestToolsAsProvidersTakeThem(t *testing.T) {
 			"required": []string{"order_id"}, "additionalProperties": false,
 		}},
 		{Name: "ping", InputSchema: map[string]any{"type": "object"}},
-	})
+	}, "plain", "shop")
 	a, _ := json.Marshal(anthropicTool(tools[0]))
 	for _, want := range []string{`"name":"quote_refund"`, `"description":"Preview a refund."`, `"required":["order_id"]`, `"additionalProperties":false`, `"type":"object"`, `"order_id":{"type":"string"}`} {
 		if !strings.Contains(string(a), want) {
@@ -218,5 +218,36 @@ func TestToolsAsProvidersTakeThem(t *testing.T) {
 	}
 	if _, err := argsObject(`"{\"a\":1}"`); err == nil || !strings.Contains(err.Error(), "not a string") {
 		t.Errorf("arguments as a string: %v", err)
+	}
+}
+
+// A client named shows the tools as that client does: Claude Code's
+// mcp__SERVER__TOOL names (calls map back to the server's names), the
+// OpenAI Agents SDK's strict flag on the schemas that keep strict mode's
+// rules only.
+func TestToolsAsClientsPresentThem(t *testing.T) {
+	closed := map[string]any{
+		"type": "object", "properties": map[string]any{"order_id": map[string]any{"type": "string"}},
+		"required": []string{"order_id"}, "additionalProperties": false,
+	}
+	open := map[string]any{"type": "object", "properties": map[string]any{"note": map[string]any{"type": "string"}}}
+	list := []*mcp.Tool{{Name: "quote_refund", InputSchema: closed}, {Name: "add_note", InputSchema: open}}
+
+	claude := toolsOf(list, "claude-code", "shop api")
+	if claude[0].Name != "mcp__shop_api__quote_refund" || mcpName(claude, "mcp__shop_api__add_note") != "add_note" || mcpName(claude, "add_note") != "" {
+		t.Errorf("claude-code names: %+v", claude)
+	}
+	agents := toolsOf(list, "openai-agents", "shop")
+	if !agents[0].Strict || agents[1].Strict {
+		t.Errorf("openai-agents: strict %v, %v; want the closed schema strict, the open one not", agents[0].Strict, agents[1].Strict)
+	}
+	o, _ := json.Marshal(openAITool(agents[0]))
+	if !strings.Contains(string(o), `"strict":true`) || agents[0].Name != "quote_refund" {
+		t.Errorf("a strict tool goes out as %s", o)
+	}
+	for _, tool := range toolsOf(list, "plain", "shop") {
+		if tool.Strict || tool.Name != tool.MCPName {
+			t.Errorf("plain: %+v", tool)
+		}
 	}
 }

@@ -33,6 +33,12 @@ type Tool struct {
 	Description string
 	// InputSchema is the MCP tool's inputSchema, as the server sent it.
 	InputSchema map[string]any
+	// Strict asks the provider to hold the model's arguments to the
+	// schema (OpenAI's strict function calling).
+	Strict bool
+	// MCPName is the tool's name on the server, when the client shows
+	// another.
+	MCPName string `json:"-"`
 }
 
 // Message is one message of the conversation: the person's text, or the

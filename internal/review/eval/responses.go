@@ -37,8 +37,8 @@ func (m *responsesModel) Next(ctx context.Context, c *Conversation) (*Turn, erro
 		params.Instructions = openai.String(c.System)
 	}
 	for _, t := range c.Tools {
-		// Not strict: the input schema goes as the server sent it.
-		fn := responses.ToolParamOfFunction(t.Name, openAITool(t).OfFunction.Function.Parameters, false)
+		// Strict only as the client presenting it would ask.
+		fn := responses.ToolParamOfFunction(t.Name, openAITool(t).OfFunction.Function.Parameters, t.Strict)
 		if t.Description != "" {
 			fn.OfFunction.Description = openai.String(t.Description)
 		}

@@ -33,6 +33,9 @@ type Options struct {
 	// TrialTimeout bounds each trial's wall time (0: no limit); a trial
 	// that passes it ends as timed out, with what it was waiting for.
 	TrialTimeout time.Duration
+	// Client is how the model is shown the tools: one of Clients
+	// (default plain).
+	Client string
 	// Progress, when set, is told each trial's end.
 	Progress func(*TrialResult)
 	// Places are the overlay lines of a target's tools (by target name),
@@ -102,7 +105,7 @@ func Run(ctx context.Context, f *File, targets []scenario.Target, opts Options) 
 				if slices.Contains(task.Skip, t.Name) {
 					continue
 				}
-				tr := &trial{file: f, task: task, target: t, model: opts.Model, persona: opts.Persona, budget: b, maxTurns: maxTurns(opts, f, task), timeout: opts.Timeout, trialTimeout: opts.TrialTimeout}
+				tr := &trial{file: f, task: task, target: t, model: opts.Model, persona: opts.Persona, budget: b, maxTurns: maxTurns(opts, f, task), timeout: opts.Timeout, trialTimeout: opts.TrialTimeout, client: opts.Client}
 				sem <- struct{}{}
 				if b.exhausted() || ctx.Err() != nil {
 					<-sem

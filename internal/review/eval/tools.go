@@ -2,29 +2,63 @@ package eval
 
 import (
 	"encoding/json"
+	"regexp"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
+
+	schemapkg "github.com/tailormcp/tailor/internal/generate/schema"
 )
 
 // The tools are shown to each provider the way MCP clients show MCP tools:
 // the tool's name, its description, and its inputSchema as the server sent
-// it, with only the wrapping the provider requires. Making schemas
-// acceptable to strict modes is the generator's job, not this one's.
+// it, with only the wrapping the provider requires; and, with a client
+// named, as that client shows them (its names, its strict flag). Making
+// schemas acceptable to strict modes is the generator's job, not this one's.
 
-// toolsOf turns an MCP tools/list into the tools a model is shown.
-func toolsOf(list []*mcp.Tool) []Tool {
+// Clients are the ways tools can be presented: plain (as the server lists
+// them), claude-code (Claude Code and the Claude Agent SDK: each name
+// mcp__SERVER__TOOL) and openai-agents (the OpenAI Agents SDK with strict
+// schemas on: a tool whose input schema keeps strict mode's rules goes out
+// strict, any other as it is).
+var Clients = []string{"plain", "claude-code", "openai-agents"}
+
+// toolsOf turns an MCP tools/list into the tools a model is shown, as the
+// client shows them; server is the name the server gave in initialize.
+func toolsOf(list []*mcp.Tool, client, server string) []Tool {
 	out := make([]Tool, 0, len(list))
 	for _, t := range list {
 		schema, _ := jsonValue(t.InputSchema).(map[string]any)
 		if schema == nil {
 			schema = map[string]any{"type": "object"}
 		}
-		out = append(out, Tool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		tool := Tool{Name: t.Name, Description: t.Description, InputSchema: schema, MCPName: t.Name}
+		switch client {
+		case "claude-code":
+			tool.Name = "mcp__" + notName.ReplaceAllString(server, "_") + "__" + t.Name
+		case "openai-agents":
+			raw, _ := json.Marshal(schema)
+			tool.Strict = len(schemapkg.CheckStrict(raw)) == 0
+		}
+		out = append(out, tool)
 	}
 	return out
+}
+
+// notName is what Claude Code replaces in a server's name.
+var notName = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+
+// mcpName is the server's name of the tool the model called by name ("" for
+// none: the call fails as a client fails it).
+func mcpName(tools []Tool, name string) string {
+	for _, t := range tools {
+		if t.Name == name {
+			return t.MCPName
+		}
+	}
+	return ""
 }
 
 // anthropicTool is a tool of the Messages API: input_schema's properties
@@ -67,6 +101,9 @@ func openAITool(t Tool) openai.ChatCompletionToolUnionParam {
 		params["properties"] = map[string]any{}
 	}
 	fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: params}
+	if t.Strict {
+		fn.Strict = openai.Bool(true)
+	}
 	if t.Description != "" {
 		fn.Description = openai.String(t.Description)
 	}

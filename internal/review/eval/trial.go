@@ -62,6 +62,8 @@ type trial struct {
 	// the whole trial (0: none).
 	timeout      time.Duration
 	trialTimeout time.Duration
+	// client is how the tools are presented (Clients).
+	client string
 
 	start  time.Time
 	mu     sync.Mutex
@@ -172,7 +174,11 @@ func (t *trial) converse(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	conv := &Conversation{System: t.file.System, Tools: toolsOf(list), Messages: []Message{{Role: "user", Text: t.task.Ask}}}
+	server := ""
+	if init := session.InitializeResult(); init != nil && init.ServerInfo != nil {
+		server = init.ServerInfo.Name
+	}
+	conv := &Conversation{System: t.file.System, Tools: toolsOf(list, t.client, server), Messages: []Message{{Role: "user", Text: t.task.Ask}}}
 	t.event(Event{Type: "user", Text: t.task.Ask})
 	for {
 		if r.Turns >= t.maxTurns {
@@ -190,7 +196,7 @@ func (t *trial) converse(ctx context.Context) error {
 		t.event(Event{Type: "assistant", Text: turn.Text, Calls: turn.Calls, Usage: &u})
 		conv.Messages = append(conv.Messages, Message{Role: "assistant", Text: turn.Text, Calls: turn.Calls})
 		if len(turn.Calls) > 0 {
-			results := t.callTools(ctx, session, turn.Calls)
+			results := t.callTools(ctx, session, conv.Tools, turn.Calls)
 			conv.Messages = append(conv.Messages, Message{Role: "user", Results: results})
 			continue
 		}
@@ -218,7 +224,7 @@ func (t *trial) converse(ctx context.Context) error {
 
 // callTools makes the model's tool calls, one after the other as clients
 // do, and returns what the model reads of each.
-func (t *trial) callTools(ctx context.Context, s *mcp.ClientSession, calls []ToolCall) []ToolResult {
+func (t *trial) callTools(ctx context.Context, s *mcp.ClientSession, tools []Tool, calls []ToolCall) []ToolResult {
 	var out []ToolResult
 	for _, c := range calls {
 		t.result.ToolCalls++
@@ -228,7 +234,11 @@ func (t *trial) callTools(ctx context.Context, s *mcp.ClientSession, calls []Too
 			t.now("calling tool " + c.Name)
 			cctx, cancel := context.WithTimeout(ctx, t.timeout)
 			var got *mcp.CallToolResult
-			got, err = s.CallTool(cctx, &mcp.CallToolParams{Name: c.Name, Arguments: args})
+			name := mcpName(tools, c.Name)
+			if name == "" {
+				name = c.Name // not one of the tools: the server says so
+			}
+			got, err = s.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
 			cancel()
 			if err == nil {
 				res.Text, res.IsError = scenario.ResultText(got), got.IsError

@@ -16,6 +16,7 @@ func parseOpenAI(body []byte) (*Conversation, error) {
 				Name        string         `json:"name"`
 				Description string         `json:"description"`
 				Parameters  map[string]any `json:"parameters"`
+				Strict      bool           `json:"strict"`
 			} `json:"function"`
 		} `json:"tools"`
 		Messages []struct {
@@ -39,7 +40,7 @@ func parseOpenAI(body []byte) (*Conversation, error) {
 		if t.Type != "function" || t.Function.Parameters["type"] != "object" || t.Function.Parameters["properties"] == nil {
 			return nil, fmt.Errorf("tool %s: a function whose parameters are an object with properties", t.Function.Name)
 		}
-		c.Tools = append(c.Tools, Tool{Name: t.Function.Name, Description: t.Function.Description, Schema: t.Function.Parameters})
+		c.Tools = append(c.Tools, Tool{Name: t.Function.Name, Description: t.Function.Description, Schema: t.Function.Parameters, Strict: t.Function.Strict})
 	}
 	for _, m := range req.Messages {
 		var text string

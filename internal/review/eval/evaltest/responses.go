@@ -17,6 +17,7 @@ func parseResponses(body []byte) (*Conversation, error) {
 			Name        string         `json:"name"`
 			Description string         `json:"description"`
 			Parameters  map[string]any `json:"parameters"`
+			Strict      bool           `json:"strict"`
 		} `json:"tools"`
 		Input []struct {
 			Type      string          `json:"type"`
@@ -36,7 +37,7 @@ func parseResponses(body []byte) (*Conversation, error) {
 		if t.Type != "function" || t.Parameters["type"] != "object" {
 			return nil, fmt.Errorf("tool %s: a function whose parameters are an object", t.Name)
 		}
-		c.Tools = append(c.Tools, Tool{Name: t.Name, Description: t.Description, Schema: t.Parameters})
+		c.Tools = append(c.Tools, Tool{Name: t.Name, Description: t.Description, Schema: t.Parameters, Strict: t.Strict})
 	}
 	last := func() *Message {
 		if len(c.Messages) == 0 {

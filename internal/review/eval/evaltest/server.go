@@ -42,6 +42,8 @@ type Conversation struct {
 type Tool struct {
 	Name, Description string
 	Schema            map[string]any
+	// Strict is a function's strict flag (Chat Completions, Responses).
+	Strict bool
 }
 
 // Message is one message: text, tool calls (assistant), tool results.
