@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -63,5 +64,36 @@ func TestEvalPresentsToolsAsTheClient(t *testing.T) {
 	code, stdout, stderr = run(t, append(args, "--trials", "1", "--client", "openai-agents", "--min-success", "1")...)
 	if code != ExitOK || strict == 0 || !names["refund_items"] {
 		t.Fatalf("openai-agents: exit %d, %d strict tools of %v\n%s\n%s", code, strict, names, stdout, stderr)
+	}
+}
+
+// Bad input exits 2 before any model is asked: no key in the environment
+// (keys are never read from files), a task file with errors at their
+// file:line:col, a task judged on requests with no backend to record them.
+func TestEvalBadInput(t *testing.T) {
+	t.Chdir(filepath.Join(repoRoot, "examples", "backoffice"))
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("ANTHROPIC_BASE_URL", "")
+	base := []string{"eval", "tasks.yaml", "--spec", "openapi.yaml", "--model", "m"}
+	code, _, stderr := run(t, base...)
+	if code != ExitUsage || !strings.Contains(stderr, "no API key: set ANTHROPIC_API_KEY in the environment (keys are never read from files)") {
+		t.Errorf("without a key: exit %d\n%s", code, stderr)
+	}
+	t.Setenv("ANTHROPIC_API_KEY", "scripted")
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "tasks.yaml")
+	write(t, bad, "tailor-eval: 1\napi_key: sk-123\ntasks:\n  - {name: a, ask: b, success: {requests: [{method: POST, path: /x}]}}\n")
+	code, _, stderr = run(t, "eval", bad, "--spec", "openapi.yaml", "--model", "m")
+	if code != ExitUsage || !strings.Contains(stderr, bad+":2:1: error: unknown key `api_key`") {
+		t.Errorf("a key in the file: exit %d\n%s", code, stderr)
+	}
+	write(t, bad, "tailor-eval: 1\ntasks:\n  - {name: a, ask: b, success: {requests: [{method: POST, path: /x}]}}\n")
+	code, _, stderr = run(t, "eval", bad, "--spec", "openapi.yaml", "--model", "m", "--client", "cursor")
+	if code != ExitUsage || !strings.Contains(stderr, "--client") {
+		t.Errorf("an unknown client: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = run(t, "eval", bad, "--spec", "openapi.yaml", "--model", "m")
+	if code != ExitUsage || !strings.Contains(stderr, bad+":3:44: error: task \"a\" is judged on the requests the backend receives, and target raw has no backend") {
+		t.Errorf("no backend: exit %d\n%s", code, stderr)
 	}
 }

@@ -228,12 +228,22 @@ func TestEvalBackofficeRawBesideCurated(t *testing.T) {
 			t.Errorf("approvals: %+v", tr.Approvals)
 		}
 	}
-	declined := false
-	for _, f := range curated.Report.Findings {
-		declined = declined || f.Tool == "refund_items" && strings.Contains(f.Signal, "declined")
+	// The findings of tailor report over each target's audit logs: the
+	// declined approvals and the call made again after them on the
+	// curated set; the tools the model never used on the raw one.
+	has := func(findings []struct{ Tool, Signal string }, tool, signal string) bool {
+		for _, f := range findings {
+			if f.Tool == tool && strings.Contains(f.Signal, signal) {
+				return true
+			}
+		}
+		return false
 	}
-	if !declined {
-		t.Errorf("the findings over the audit logs miss the declined approvals: %+v", curated.Report.Findings)
+	if !has(curated.Report.Findings, "refund_items", "declined") || !has(curated.Report.Findings, "refund_items", "retries") {
+		t.Errorf("the findings over the audit logs miss the declined approvals and the retried refund: %+v", curated.Report.Findings)
+	}
+	if !has(raw.Report.Findings, "list_refunds", "never called") || has(raw.Report.Findings, "create_refund", "never called") {
+		t.Errorf("the raw set's findings: %+v", raw.Report.Findings)
 	}
 	// Usage is the providers' usage fields, summed; the refused requests
 	// were retried and cost nothing.
