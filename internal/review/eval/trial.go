@@ -197,6 +197,9 @@ func (t *trial) converse(ctx context.Context) error {
 		conv.Messages = append(conv.Messages, Message{Role: "assistant", Text: turn.Text, Calls: turn.Calls})
 		if len(turn.Calls) > 0 {
 			results := t.callTools(ctx, session, conv.Tools, turn.Calls)
+			if err := ctx.Err(); err != nil {
+				return err // the trial's time ran out during a call: say which
+			}
 			conv.Messages = append(conv.Messages, Message{Role: "user", Results: results})
 			continue
 		}
