@@ -25,14 +25,14 @@ demo:
 # environment, or EVAL_BASE_URL for a local OpenAI-compatible server; the
 # reports and transcripts go to .tools/eval.
 EVAL_PROVIDER ?= anthropic
-EVAL_MODEL ?= $(if $(filter openai,$(EVAL_PROVIDER)),gpt-4.1,claude-sonnet-4-5)
+EVAL_MODEL ?= $(if $(filter openai%,$(EVAL_PROVIDER)),gpt-4.1,claude-sonnet-4-5)
 EVAL_TRIALS ?= 5
-EVAL_KEY = $(if $(filter openai,$(EVAL_PROVIDER)),OPENAI_API_KEY,ANTHROPIC_API_KEY)
+EVAL_KEY = $(if $(filter openai%,$(EVAL_PROVIDER)),OPENAI_API_KEY,ANTHROPIC_API_KEY)
 eval:
 	@if [ -z "$$$(EVAL_KEY)" ] && [ -z "$(EVAL_BASE_URL)" ]; then \
 	  echo "make eval has a real model do the example's tasks; set its API key in the environment:"; \
-	  echo "  export ANTHROPIC_API_KEY=...   then  make eval                      (Anthropic, $(EVAL_MODEL))"; \
-	  echo "  export OPENAI_API_KEY=...      then  make eval EVAL_PROVIDER=openai (OpenAI)"; \
+	  echo "  export ANTHROPIC_API_KEY=...   then  make eval                      (Anthropic, claude-sonnet-4-5)"; \
+	  echo "  export OPENAI_API_KEY=...      then  make eval EVAL_PROVIDER=openai (OpenAI, gpt-4.1)"; \
 	  echo "  make eval EVAL_PROVIDER=openai EVAL_BASE_URL=http://127.0.0.1:11434/v1 EVAL_MODEL=qwen3:8b (a local server)"; \
 	  echo "EVAL_MODEL picks the model, EVAL_TRIALS the trials per task and tool set (default 5)."; \
 	else \
