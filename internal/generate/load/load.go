@@ -423,6 +423,9 @@ func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc 
 		return nil, nil, err
 	}
 	layout = newSwagger2Layout(&doc2) // before the converter changes doc2
+	if breaksParamRules(&doc2) {
+		return nil, layout, errParamRules
+	}
 	// The converter and the ref resolver index into maps they assume are
 	// well formed; a malformed 2.0 file must be an error, not a crash.
 	defer func() {
@@ -436,6 +439,10 @@ func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc 
 	}
 	return doc, layout, err
 }
+
+// errParamRules sends a Swagger 2.0 spec with an operation that breaks a
+// rule for its parameters through the repair pass (repair_swagger2.go).
+var errParamRules = errors.New("an operation breaks Swagger 2.0's rules for parameters (two bodies, a body and form fields, form fields without a form media type, or a parameter declared twice)")
 
 // requireFormBodies marks the request bodies that Swagger 2.0 formData
 // parameters became as required when one of those parameters was: the
