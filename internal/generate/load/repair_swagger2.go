@@ -142,7 +142,7 @@ var formTypes = []string{"application/x-www-form-urlencoded", "multipart/form-da
 // fields only so, and the converter would otherwise send them as JSON.
 func (r *repairer) formConsumes(c ctx, op *yaml.Node, form *param2, file bool) {
 	consumes := deref(mapValue(op, "consumes"))
-	if consumes == nil {
+	if consumes == nil || consumes.Kind != yaml.SequenceNode { // as the converter reads it
 		consumes = deref(mapValue(deref(r.root.doc.Content[0]), "consumes"))
 	}
 	var types []string
@@ -173,9 +173,16 @@ func (r *repairer) formConsumes(c ctx, op *yaml.Node, form *param2, file bool) {
 // repair pass holds it to (swagger2Params): a spec the converter reads
 // without complaint may still, and is then repaired before it is used.
 func breaksParamRules(doc2 *openapi2.T) bool {
+	// A $ref into another file is not followed: such a spec goes through
+	// the repair pass anyway (hasExternalRefs).
 	resolve := func(p *openapi2.Parameter) *openapi2.Parameter {
-		if p != nil && strings.HasPrefix(p.Ref, "#/parameters/") {
-			return doc2.Parameters[unescapeToken(strings.TrimPrefix(p.Ref, "#/parameters/"))]
+		if p == nil {
+			return nil
+		}
+		if name, ok := strings.CutPrefix(p.Ref, "#/parameters/"); ok {
+			return doc2.Parameters[unescapeToken(name)]
+		} else if p.Ref != "" {
+			return nil
 		}
 		return p
 	}
@@ -193,20 +200,24 @@ func breaksParamRules(doc2 *openapi2.T) bool {
 			if op == nil {
 				continue
 			}
-			seen, bodies, forms := map[string]bool{}, 0, 0
-			for _, p := range op.Parameters {
-				if p == nil {
-					continue
-				}
-				seen[id(p)] = true
+			params := slices.DeleteFunc(slices.Clone(op.Parameters), func(p *openapi2.Parameter) bool { return p == nil })
+			overridden, declared := map[string]bool{}, map[string]bool{}
+			for _, p := range params {
+				overridden[id(p)] = true
 				if q := resolve(p); q != nil {
-					if seen["in "+q.In+" "+q.Name] {
-						return true // declared twice
+					if declared[q.In+" "+q.Name] {
+						return true
 					}
-					seen["in "+q.In+" "+q.Name] = true
+					declared[q.In+" "+q.Name] = true
 				}
 			}
-			for _, p := range slices.Concat(op.Parameters, slices.DeleteFunc(slices.Clone(item.Parameters), func(p *openapi2.Parameter) bool { return p == nil || seen[id(p)] })) {
+			for _, p := range item.Parameters {
+				if p != nil && !overridden[id(p)] {
+					params = append(params, p)
+				}
+			}
+			bodies, forms := 0, 0
+			for _, p := range params {
 				if q := resolve(p); q != nil && q.In == "body" {
 					bodies++
 				} else if q != nil && q.In == "formData" {
