@@ -109,11 +109,8 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 		loaded.add(sha256Hex(data) + " patched by " + opts.ActionsFile)
 		return loadPatched(path, data, opts)
 	}
-	sum := digest(data)
-	defer func() {
-		s := sum()
-		loaded.add(hex.EncodeToString(s[:]))
-	}()
+	sum := sha256Hex(data)
+	defer loaded.add(sum)
 	return loadText(path, data, opts, sum)
 }
 
@@ -146,20 +143,12 @@ func sha256Hex(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// digest hashes data on another core, beside what the load does first (a
-// large spec takes milliseconds), and returns what waits for the sum.
-func digest(data []byte) func() [sha256.Size]byte {
-	ch := make(chan [sha256.Size]byte, 1)
-	go func() { ch <- sha256.Sum256(data) }()
-	return sync.OnceValue(func() [sha256.Size]byte { return <-ch })
-}
-
-// loadText reads a description from its text; sum is its digest, or nil.
-func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]byte) (*Spec, error) {
-	if sum == nil {
-		sum = digest(data)
+// loadText reads a description from its text; sum is its sha256Hex, or "".
+func loadText(path string, data []byte, opts Options, sum string) (*Spec, error) {
+	if sum == "" {
+		sum = sha256Hex(data)
 	}
-	spec := &Spec{Path: path}
+	spec := &Spec{Path: path, SHA256: sum}
 
 	kind, version, err := sniff(path, data)
 	if err != nil {
@@ -182,8 +171,6 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 	// arranged, shared.go) before kin-openapi reads it; a spec in one file
 	// only when kin-openapi refuses it or leaves a $ref it does not follow,
 	// so that a large spec kin-openapi reads as it is is parsed once.
-	digest := sum()
-	spec.SHA256 = hex.EncodeToString(digest[:])
 	var doc *openapi3.T
 	split := hasExternalRefs(data)
 	if !split {
