@@ -7,8 +7,7 @@ import (
 )
 
 // RunWithPrivateCache runs a test binary's tests with TAILOR_CACHE (the
-// validation cache, internal/generate/load/cache.go) set to a temporary directory
-// of their own, which tailor processes they start inherit, so that tests
+// tool-set cache of tailor serve) set to a temporary directory of their own, which tailor processes they start inherit, so that tests
 // neither fill nor read the developer's cache; it returns m.Run's code.
 //
 //	func TestMain(m *testing.M) { os.Exit(testkit.RunWithPrivateCache(m)) }

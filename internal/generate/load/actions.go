@@ -28,7 +28,7 @@ func loadPatched(path string, data []byte, opts Options) (*Spec, error) {
 	}
 	if err != nil || root.Kind != yaml.DocumentNode {
 		// Let the loader report the syntax error with its position.
-		return loadText(path, data, opts, nil)
+		return loadText(path, data, opts, "")
 	}
 	patchedDoc, ds := overlay.ApplyActions(yamlwalk.JSONable(doc), opts.Actions, opts.Strict)
 	l := &diag.List{}
@@ -44,7 +44,7 @@ func loadPatched(path string, data []byte, opts Options) (*Spec, error) {
 	if err := l.Err(); err != nil {
 		return nil, err
 	}
-	spec, err := loadText(path, patched.text, opts, nil)
+	spec, err := loadText(path, patched.text, opts, "")
 	if err != nil {
 		var de *diag.Errors
 		if errors.As(err, &de) {

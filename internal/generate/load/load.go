@@ -3,8 +3,7 @@
 // content) into a kin-openapi document, resolving relative $refs across
 // files and refusing remote ones unless asked. Problems that do not block
 // generation come back as warnings with a position; problems that do are
-// errors of the form file:line:col. Strict validation's warnings are cached
-// per spec content (cache.go).
+// errors of the form file:line:col.
 package load
 
 import (
@@ -48,8 +47,7 @@ type Options struct {
 	// warnings come from Spec.ValidationWarnings instead of Spec.Warnings.
 	ValidateInBackground bool
 	// SkipValidation skips kin-openapi's strict validation, which only ever
-	// produces warnings and dominates load time on large specs (and the
-	// validation cache with it).
+	// produces warnings.
 	SkipValidation bool
 	// Actions are an overlay's OpenAPI Overlay actions, applied to the
 	// spec before it is read (actions.go); ActionsFile is that overlay's
@@ -111,11 +109,8 @@ func LoadData(path string, data []byte, opts Options) (*Spec, error) {
 		loaded.add(sha256Hex(data) + " patched by " + opts.ActionsFile)
 		return loadPatched(path, data, opts)
 	}
-	sum := digest(data)
-	defer func() {
-		s := sum()
-		loaded.add(hex.EncodeToString(s[:]))
-	}()
+	sum := sha256Hex(data)
+	defer loaded.add(sum)
 	return loadText(path, data, opts, sum)
 }
 
@@ -148,20 +143,12 @@ func sha256Hex(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// digest hashes data on another core, beside what the load does first (a
-// large spec takes milliseconds), and returns what waits for the sum.
-func digest(data []byte) func() [sha256.Size]byte {
-	ch := make(chan [sha256.Size]byte, 1)
-	go func() { ch <- sha256.Sum256(data) }()
-	return sync.OnceValue(func() [sha256.Size]byte { return <-ch })
-}
-
-// loadText reads a description from its text; sum is its digest, or nil.
-func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]byte) (*Spec, error) {
-	if sum == nil {
-		sum = digest(data)
+// loadText reads a description from its text; sum is its sha256Hex, or "".
+func loadText(path string, data []byte, opts Options, sum string) (*Spec, error) {
+	if sum == "" {
+		sum = sha256Hex(data)
 	}
-	spec := &Spec{Path: path}
+	spec := &Spec{Path: path, SHA256: sum}
 
 	kind, version, err := sniff(path, data)
 	if err != nil {
@@ -184,15 +171,12 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 	// arranged, shared.go) before kin-openapi reads it; a spec in one file
 	// only when kin-openapi refuses it or leaves a $ref it does not follow,
 	// so that a large spec kin-openapi reads as it is is parsed once.
-	cacheSum := sum()
-	spec.SHA256 = hex.EncodeToString(cacheSum[:])
 	var doc *openapi3.T
-	var reads *readLog
 	split := hasExternalRefs(data)
 	if !split {
 		// Without origins (places.go): they cost as much as the load itself,
 		// and only the few nodes a warning is about need a position.
-		doc, reads, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate)
+		doc, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate)
 		spec.unplaced = kind != swagger2
 		spec.swaggerPlaced = kind == swagger2 && spec.locate.layout != nil
 	}
@@ -203,13 +187,13 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 		}
 		switch {
 		case fixed == nil && split:
-			doc, reads, err = loadDoc(kind, data, location, fetch, nil, true, nil)
+			doc, err = loadDoc(kind, data, location, fetch, nil, true, nil)
 		case fixed != nil:
 			spec.unplaced, spec.swaggerPlaced = false, false
 			spec.Warnings = append(spec.Warnings, fixed.warnings...)
 			files := fixed.files
 			if fixed.shared != nil {
-				doc, reads, err = loadDoc(kind, data, location, fetch, fixed.shared, true, nil)
+				doc, err = loadDoc(kind, data, location, fetch, fixed.shared, true, nil)
 				if err == nil {
 					files = nil
 				} else {
@@ -217,12 +201,7 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 				}
 			}
 			if files != nil {
-				doc, reads, err = loadDoc(kind, data, location, fetch, files, true, nil)
-			}
-			if b, ok := files[locKey(location)]; ok {
-				cacheSum = sha256.Sum256(b)
-			} else if b, ok := fixed.shared[locKey(location)]; ok && files == nil {
-				cacheSum = sha256.Sum256(b)
+				doc, err = loadDoc(kind, data, location, fetch, files, true, nil)
 			}
 		}
 	}
@@ -245,27 +224,17 @@ func loadText(path string, data []byte, opts Options, sum func() [sha256.Size]by
 	if opts.SkipValidation {
 		return spec, nil
 	}
-	// The same spec content validates to the same warnings (cache.go).
-	cache := openCache(path, cacheSum, reads)
-	cached, hit := cache.load()
-	switch {
-	case hit && opts.ValidateInBackground:
-		ch := make(chan []diag.Diagnostic, 1)
-		ch <- cached
-		spec.pending = ch
-	case hit:
-		spec.Warnings = append(spec.Warnings, cached...)
-	case opts.ValidateInBackground:
+	if opts.ValidateInBackground {
 		// Validation only reads the document, as the later stages do
 		// (validationView copies what it changes), and takes about as long
-		// as all of them on large specs (stripe: ~0.3 s of CPU): on a second
-		// core it runs beside them.
+		// as all of them on large specs: on a second core it runs beside
+		// them.
 		ch := make(chan []diag.Diagnostic, 1)
-		go func() { ch <- cache.validate(path, doc, spec.Locate) }()
+		go func() { ch <- spec.Locate(validate(path, doc)) }()
 		spec.pending = ch
-	default:
-		spec.Warnings = append(spec.Warnings, cache.validate(path, doc, spec.Locate)...)
+		return spec, nil
 	}
+	spec.Warnings = append(spec.Warnings, spec.Locate(validate(path, doc))...)
 	return spec, nil
 }
 
@@ -293,34 +262,32 @@ func (s *Spec) Release() {
 
 // loadDoc loads the spec with kin-openapi, reading the root from data and
 // every other file through fetch, or from files where the repair pass
-// rewrote it. reads records what was read, for the validation cache.
+// rewrote it.
 // origins asks kin-openapi to record every node's position. l, for the
 // spec's first load, is given where the Swagger 2.0 document wrote what
 // the converted one holds (swagger2_layout.go).
-func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool, l *locator) (*openapi3.T, *readLog, error) {
+func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool, l *locator) (*openapi3.T, error) {
 	if b, ok := files[locKey(location)]; ok {
 		data = b
 	}
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = true
 	loader.IncludeOrigin = origins
-	reads := &readLog{}
 	read := func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		if b, ok := files[locKey(u)]; ok {
 			return b, nil
 		}
 		return fetch.read(u)
 	}
-	loader.ReadFromURIFunc = rootFirst(location, data, reads.wrap(read))
+	loader.ReadFromURIFunc = rootFirst(location, data, read)
 	if kind != swagger2 {
-		doc, err := loader.LoadFromDataWithPath(data, location)
-		return doc, reads, err
+		return loader.LoadFromDataWithPath(data, location)
 	}
 	doc, layout, err := loadSwagger2(loader, data, location)
 	if l != nil {
 		l.layout = layout
 	}
-	return doc, reads, err
+	return doc, err
 }
 
 // hasExternalRefs reports whether the spec's text has a $ref to another
@@ -423,6 +390,9 @@ func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc 
 		return nil, nil, err
 	}
 	layout = newSwagger2Layout(&doc2) // before the converter changes doc2
+	if breaksParamRules(&doc2) {
+		return nil, layout, errParamRules
+	}
 	// The converter and the ref resolver index into maps they assume are
 	// well formed; a malformed 2.0 file must be an error, not a crash.
 	defer func() {
@@ -436,6 +406,10 @@ func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc 
 	}
 	return doc, layout, err
 }
+
+// errParamRules sends a Swagger 2.0 spec with an operation that breaks a
+// rule for its parameters through the repair pass (repair_swagger2.go).
+var errParamRules = errors.New("an operation breaks Swagger 2.0's rules for parameters (two bodies, a body and form fields, form fields without a form media type, or a parameter declared twice)")
 
 // requireFormBodies marks the request bodies that Swagger 2.0 formData
 // parameters became as required when one of those parameters was: the
@@ -489,15 +463,12 @@ func (e *RemoteRefError) Error() string {
 }
 
 // validate runs kin-openapi's strict validation and turns what it finds into
-// warnings: real specs that fail it are still used every day. complete is
-// false when validation crashed (and its warnings say so).
-func validate(path string, doc *openapi3.T) (out []diag.Diagnostic, complete bool) {
-	validateCalls.Add(1)
+// warnings: real specs that fail it are still used every day.
+func validate(path string, doc *openapi3.T) (out []diag.Diagnostic) {
 	defer func() {
 		if r := recover(); r != nil {
 			out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: path},
 				Message: fmt.Sprintf("spec validation crashed and was skipped: %v", r)})
-			complete = false
 		}
 	}()
 	ctx := openapi3.WithValidationOptions(context.Background(),
@@ -513,7 +484,7 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic, complete boo
 	)
 	err := validationView(ctx, doc).Validate(ctx)
 	if err == nil {
-		return nil, true
+		return nil
 	}
 	var me openapi3.MultiError
 	errs := []error{err}
@@ -533,7 +504,7 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic, complete boo
 		out = append(out, diag.Diagnostic{Severity: diag.Warning, Pos: pos, Pointer: ptr,
 			Message: "spec does not pass strict validation (generating anyway): " + msg})
 	}
-	return out, true
+	return out
 }
 
 var (

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -45,7 +46,7 @@ func TestSchemaPlacesMatchOrigins(t *testing.T) {
 				t.Fatal("a spec in one file is loaded without origins")
 			}
 			abs, _ := filepath.Abs(path)
-			withOrigins, _, err := loadDoc(openAPI3, data, &url.URL{Path: filepath.ToSlash(abs)}, spec.locate.fetch, nil, true, nil)
+			withOrigins, err := loadDoc(openAPI3, data, &url.URL{Path: filepath.ToSlash(abs)}, spec.locate.fetch, nil, true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,9 +116,11 @@ func TestCleanSchemasChangeNoWarning(t *testing.T) {
 				t.Fatal(err)
 			}
 			messages := func() []string {
-				ws, complete := validate(path, spec.Doc)
-				if !complete {
-					t.Fatal("validation crashed")
+				ws := validate(path, spec.Doc)
+				for _, w := range ws {
+					if strings.Contains(w.Message, "validation crashed") {
+						t.Fatal(w)
+					}
 				}
 				var out []string
 				for _, w := range ws {

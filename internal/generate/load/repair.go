@@ -47,6 +47,7 @@ type repaired struct {
 
 type repairer struct {
 	fetch    *fetcher
+	root     *rfile
 	specPath string
 	version  string
 	v2, v31  bool
@@ -99,9 +100,10 @@ type failure struct {
 // ctx is where the walk is.
 type ctx struct {
 	f    *rfile
-	ptr  string // JSON pointer of the node in f
-	path string // the path template, inside a path item
-	op   string // "GET /pets", inside an operation
+	ptr  string     // JSON pointer of the node in f
+	path string     // the path template, inside a path item
+	item *yaml.Node // the path item, inside one (Swagger 2.0's rules need its parameters)
+	op   string     // "GET /pets", inside an operation
 	// tools is set below the document's paths, whose operations become
 	// tools (not webhooks', not callbacks').
 	tools bool
@@ -161,6 +163,7 @@ func repairSpec(specPath string, data []byte, loc *url.URL, v2 bool, version str
 	}
 	root := &rfile{loc: loc, key: locKey(loc), show: specPath, data: data}
 	r.files[root.key] = root
+	r.root = root
 	if r.parse(root) != nil {
 		return nil, nil
 	}
@@ -325,7 +328,10 @@ func (r *repairer) walk(c ctx, at **yaml.Node, n *yaml.Node, k kind) *failure {
 	case kPathItem:
 		return r.pathItem(c, n)
 	}
-	return r.children(c, n, k)
+	if f := r.children(c, n, k); f != nil || k != kOperation || !r.v2 {
+		return f
+	}
+	return r.swagger2Params(c, n)
 }
 
 // children walks the keys of n that shapes name for k. A parameter list
@@ -362,6 +368,7 @@ func (r *repairer) pathItem(c ctx, n *yaml.Node) *failure {
 		}
 		oc := c.child(method)
 		oc.op = strings.ToUpper(method) + " " + c.path
+		oc.item = n
 		f := r.object(oc, &n.Content[i+1], kOperation)
 		if c.tools && f == nil {
 			r.kept++

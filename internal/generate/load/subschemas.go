@@ -47,10 +47,3 @@ func subschemas(s *openapi3.Schema, f func(r *openapi3.SchemaRef, keyword, membe
 	one(s.Else, "else")
 	one(s.ContentSchema, "contentSchema")
 }
-
-// isLeaf reports whether s has no subschemas.
-func isLeaf(s *openapi3.Schema) bool {
-	leaf := true
-	subschemas(s, func(*openapi3.SchemaRef, string, string) { leaf = false })
-	return leaf
-}
