@@ -252,7 +252,6 @@ func (b *runner) runSpec(ctx context.Context, s Spec, tokens string) error {
 		gens = append(gens, generator{labelAlt, func(out string) []string { return altGenArgs(b.alt, s, out, "stdio") }, noCache})
 	}
 	gens = append(gens,
-		generator{labelTailorWarm, tailorGen, warmCache},
 		generator{labelTailorNoValidate, func(out string) []string { return tailorGenArgs(b.tailor.cli, s, out, true) }, coldCache})
 	g, err := b.measureGeneration(ctx, s, gens)
 	if err != nil {
@@ -422,7 +421,6 @@ func (b *runner) buildSummary() string {
 const (
 	labelTailor           = "tailor"
 	labelTailorNoValidate = "tailor --no-validate"
-	labelTailorWarm       = "tailor, warm validation cache"
 	labelAlt              = "openapi-mcp-generator"
 	labelGoFloor          = "go-sdk server, no tools"
 	labelNodeFloor        = "TypeScript SDK server, no tools"

@@ -100,20 +100,18 @@ type generator struct {
 	cache cacheUse
 }
 
-// cacheUse is what tailor's spec validation cache (TAILOR_CACHE) holds
-// when a generator runs.
+// cacheUse is what tailor's cache folder (TAILOR_CACHE) holds when a
+// generator runs.
 type cacheUse int
 
 const (
 	noCache   cacheUse = iota // not tailor: TAILOR_CACHE left as it is
 	coldCache                 // a new, empty directory each run, as on a fresh CI machine
-	warmCache                 // one directory per spec, filled by the warm-up run
 )
 
 // measureGeneration runs every generator on s, interleaved (A B A B …),
 // each time into a fresh directory, after one untimed warm-up run each
-// (which brings the spec and the generator into the page cache, and fills
-// the warm validation cache).
+// (which brings the spec and the generator into the page cache).
 func (b *runner) measureGeneration(ctx context.Context, s Spec, gens []generator) (map[string][]genRun, error) {
 	return b.measureGenerationRuns(ctx, s, gens, b.cfg.Runs)
 }
@@ -125,11 +123,6 @@ func (b *runner) measureGenerationRuns(ctx context.Context, s Spec, gens []gener
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	warm := filepath.Join(dir, "cache-"+s.Name)
-	if err := os.RemoveAll(warm); err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(warm)
 	for i := -1; i < runs; i++ {
 		for _, g := range gens {
 			out := filepath.Join(dir, fmt.Sprintf("%s-%s-%d", sanitize(g.label), s.Name, i+1))
@@ -140,8 +133,6 @@ func (b *runner) measureGenerationRuns(ctx context.Context, s Spec, gens []gener
 			switch g.cache {
 			case coldCache:
 				env = []string{"TAILOR_CACHE=" + cold}
-			case warmCache:
-				env = []string{"TAILOR_CACHE=" + warm}
 			}
 			r, err := b.timeCommand(ctx, g.argv(out), dir, env, 10*time.Minute)
 			os.RemoveAll(out)
