@@ -29,7 +29,12 @@ func validationView(ctx context.Context, doc *openapi3.T) *openapi3.T {
 	if doc.Paths == nil || doc.Components == nil || len(doc.Components.Schemas) == 0 {
 		return doc
 	}
-	v := &viewer{schemas: doc.Components.Schemas}
+	v := &viewer{schemas: doc.Components.Schemas,
+		blank:     map[*openapi3.Schema]*openapi3.Schema{},
+		responses: map[*openapi3.Response]*openapi3.Response{},
+		bodies:    map[*openapi3.RequestBody]*openapi3.RequestBody{},
+		params:    map[*openapi3.Parameter]*openapi3.Parameter{},
+	}
 	view := *doc
 	if probeSchemas && cleanSchemas(ctx, doc) {
 		v.deep = map[*openapi3.Schema]*openapi3.Schema{}
@@ -92,6 +97,16 @@ type viewer struct {
 	// in an operation's schemas is then a stand-in, since whatever
 	// kin-openapi would find under it, it already did not.
 	deep map[*openapi3.Schema]*openapi3.Schema
+	// The view of a value the spec shares is made once and shared the same
+	// way: a component response, request body or parameter that 50,000
+	// operations refer to is one copy, not 50,000 (each $ref is a reference
+	// of its own in kin-openapi's document, its Value the one component),
+	// and every reference to a component schema stands in with one empty
+	// schema of that component's.
+	blank     map[*openapi3.Schema]*openapi3.Schema
+	responses map[*openapi3.Response]*openapi3.Response
+	bodies    map[*openapi3.RequestBody]*openapi3.RequestBody
+	params    map[*openapi3.Parameter]*openapi3.Parameter
 }
 
 // schema is an operation's schema as validation sees it. Values are
@@ -202,8 +217,13 @@ func (v *viewer) stub(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 	if c := v.schemas[name]; c == nil || c.Value != ref.Value {
 		return ref
 	}
+	blank := v.blank[ref.Value]
+	if blank == nil {
+		blank = &openapi3.Schema{}
+		v.blank[ref.Value] = blank
+	}
 	s := *ref
-	s.Value = &openapi3.Schema{}
+	s.Value = blank
 	return &s
 }
 
@@ -229,9 +249,8 @@ func (v *viewer) operation(op *openapi3.Operation) *openapi3.Operation {
 	out := *op
 	out.Parameters = v.parameters(op.Parameters)
 	if rb := op.RequestBody; rb != nil && rb.Value != nil {
-		r, body := *rb, *rb.Value
-		body.Content = v.content(body.Content)
-		r.Value = &body
+		r := *rb
+		r.Value = v.body(rb.Value)
 		out.RequestBody = &r
 	}
 	if op.Responses.Len() > 0 {
@@ -239,9 +258,8 @@ func (v *viewer) operation(op *openapi3.Operation) *openapi3.Operation {
 		out.Responses.Extensions, out.Responses.Origin = op.Responses.Extensions, op.Responses.Origin
 		for code, rr := range op.Responses.Map() {
 			if rr != nil && rr.Value != nil {
-				r, resp := *rr, *rr.Value
-				resp.Content = v.content(resp.Content)
-				r.Value = &resp
+				r := *rr
+				r.Value = v.response(rr.Value)
 				rr = &r
 			}
 			out.Responses.Set(code, rr)
@@ -257,15 +275,44 @@ func (v *viewer) parameters(ps openapi3.Parameters) openapi3.Parameters {
 	out := make(openapi3.Parameters, len(ps))
 	for i, pr := range ps {
 		if pr != nil && pr.Value != nil {
-			r, p := *pr, *pr.Value
-			p.Schema = v.schema(p.Schema, p.Example != nil || len(p.Examples) > 0)
-			p.Content = v.content(p.Content)
-			r.Value = &p
+			r := *pr
+			r.Value = v.parameter(pr.Value)
 			pr = &r
 		}
 		out[i] = pr
 	}
 	return out
+}
+
+func (v *viewer) body(b *openapi3.RequestBody) *openapi3.RequestBody {
+	if cp, ok := v.bodies[b]; ok {
+		return cp
+	}
+	cp := *b
+	cp.Content = v.content(b.Content)
+	v.bodies[b] = &cp
+	return &cp
+}
+
+func (v *viewer) response(r *openapi3.Response) *openapi3.Response {
+	if cp, ok := v.responses[r]; ok {
+		return cp
+	}
+	cp := *r
+	cp.Content = v.content(r.Content)
+	v.responses[r] = &cp
+	return &cp
+}
+
+func (v *viewer) parameter(p *openapi3.Parameter) *openapi3.Parameter {
+	if cp, ok := v.params[p]; ok {
+		return cp
+	}
+	cp := *p
+	cp.Schema = v.schema(p.Schema, p.Example != nil || len(p.Examples) > 0)
+	cp.Content = v.content(p.Content)
+	v.params[p] = &cp
+	return &cp
 }
 
 func (v *viewer) content(c openapi3.Content) openapi3.Content {

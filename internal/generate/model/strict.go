@@ -34,21 +34,38 @@ func Listed(api *ir.API, full bool) []diag.Diagnostic {
 // the model can no longer say in the strict form is a warning, once per
 // place (a component shared by many tools is one warning).
 func Strict(api *ir.API) []diag.Diagnostic {
+	// Tools with the same input schema have the same strict form, and
+	// many do (the operations of each resource that take only its id,
+	// every list with the same paging): each distinct schema is converted
+	// once, and its tools share the form.
 	forms := make([]*schema.StrictForm, len(api.Tools))
 	errs := make([]error, len(api.Tools))
-	parallel.For(len(api.Tools), func(i int) {
+	same := make([]int, len(api.Tools)) // the tool whose form a tool has
+	first := map[string]int{}
+	var distinct []int
+	for i, t := range api.Tools {
+		if j, ok := first[string(t.InputSchema)]; ok {
+			same[i] = j
+			continue
+		}
+		first[string(t.InputSchema)], same[i] = i, i
+		distinct = append(distinct, i)
+	}
+	parallel.For(len(distinct), func(k int) {
+		i := distinct[k]
 		forms[i], errs[i] = schema.ToStrict(api.Tools[i].InputSchema)
 	})
 	l := &diag.List{}
 	said := map[string]bool{}
 	for i, t := range api.Tools {
 		pos := diag.Pos{File: t.Origin.File, Line: t.Origin.Line, Col: t.Origin.Col}
-		if errs[i] != nil {
-			l.Warnf(pos, t.Origin.Pointer, "tool %q: input schema has no strict form (%v); its full schema is listed", t.Name, errs[i])
+		form, err := forms[same[i]], errs[same[i]]
+		if err != nil {
+			l.Warnf(pos, t.Origin.Pointer, "tool %q: input schema has no strict form (%v); its full schema is listed", t.Name, err)
 			continue
 		}
-		t.StrictSchema, t.StrictPlan = forms[i].Schema, forms[i].Plan
-		for _, lost := range forms[i].Lost {
+		t.StrictSchema, t.StrictPlan = form.Schema, form.Plan
+		for _, lost := range form.Lost {
 			if strings.HasPrefix(lost, "#/$defs/") {
 				if said[lost] {
 					continue

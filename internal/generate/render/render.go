@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"go/format"
 	"strconv"
 	"strings"
 	"text/template"
@@ -86,16 +85,6 @@ func (v *view) file(o output) (File, error) {
 	}
 	out, err := formatSource(o.path, src.Bytes())
 	return File{Path: o.path, Content: out}, err
-}
-
-// formatSource formats a generated file; source that does not parse is
-// a tailor bug, shown with the lines around the error, numbered.
-func formatSource(path string, src []byte) ([]byte, error) {
-	out, err := format.Source(src)
-	if err != nil {
-		return nil, fmt.Errorf("generated %s does not parse (a tailor bug): %v\n%s", path, err, excerpt(src, err))
-	}
-	return out, nil
 }
 
 // goString renders s as a Go string literal: a raw string when that is
