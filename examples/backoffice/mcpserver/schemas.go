@@ -607,16 +607,11 @@ const createReturnStrictSchema = `{
 			"type": "string"
 		},
 		"reason": {
-			"anyOf": [
-				{
-					"type": "string"
-				},
-				{
-					"description": "",
-					"type": "null"
-				}
-			],
-			"description": "What the customer said is wrong, in a few words."
+			"description": "What the customer said is wrong, in a few words.",
+			"type": [
+				"string",
+				"null"
+			]
 		}
 	},
 	"required": [
@@ -791,14 +786,9 @@ const updateShippingAddressStrictSchema = `{
 			"type": "string"
 		},
 		"line2": {
-			"anyOf": [
-				{
-					"type": "string"
-				},
-				{
-					"description": "",
-					"type": "null"
-				}
+			"type": [
+				"string",
+				"null"
 			]
 		},
 		"name": {

@@ -32,12 +32,21 @@ func Listed(api *ir.API, full bool) []diag.Diagnostic {
 // tool's InputSchema, which validates the calls. It runs on the curated
 // tool set, so that what the overlay changed is listed as changed. What
 // the model can no longer say in the strict form is a warning, once per
-// place (a component shared by many tools is one warning).
+// place (a component shared by many tools is one warning). An argument
+// many tools describe alike is described once, in the instructions
+// (sharedArguments); a large tool set lists each tool within a smaller
+// budget (schema.LargeSetBudget).
 func Strict(api *ir.API) []diag.Diagnostic {
+	shared := sharedArguments(api)
+	api.Instructions = withInstructions(api.Instructions, sharedInstructions(shared))
+	opts := schema.StrictOptions{Said: shared}
+	if len(api.Tools) > schema.LargeSet {
+		opts.Budget = schema.LargeSetBudget
+	}
 	forms := make([]*schema.StrictForm, len(api.Tools))
 	errs := make([]error, len(api.Tools))
 	parallel.For(len(api.Tools), func(i int) {
-		forms[i], errs[i] = schema.ToStrict(api.Tools[i].InputSchema)
+		forms[i], errs[i] = schema.ToStrictWith(api.Tools[i].InputSchema, opts)
 	})
 	l := &diag.List{}
 	said := map[string]bool{}

@@ -79,8 +79,30 @@ const createEventInputSchema = `{
 const createEventStrictSchema = `{
 	"$defs": {
 		"Click": {
-			"description": "An object with fields type, x, as JSON text.",
-			"type": "string"
+			"additionalProperties": false,
+			"properties": {
+				"type": {
+					"enum": [
+						"click",
+						null
+					],
+					"type": [
+						"string",
+						"null"
+					]
+				},
+				"x": {
+					"type": [
+						"integer",
+						"null"
+					]
+				}
+			},
+			"required": [
+				"type",
+				"x"
+			],
+			"type": "object"
 		},
 		"Kind": {
 			"enum": [
@@ -90,8 +112,30 @@ const createEventStrictSchema = `{
 			"type": "string"
 		},
 		"View": {
-			"description": "An object with fields page, type, as JSON text.",
-			"type": "string"
+			"additionalProperties": false,
+			"properties": {
+				"page": {
+					"type": [
+						"string",
+						"null"
+					]
+				},
+				"type": {
+					"enum": [
+						"view",
+						null
+					],
+					"type": [
+						"string",
+						"null"
+					]
+				}
+			},
+			"required": [
+				"page",
+				"type"
+			],
+			"type": "object"
 		}
 	},
 	"additionalProperties": false,
@@ -125,14 +169,9 @@ const createEventStrictSchema = `{
 		},
 		"tags": {
 			"items": {
-				"anyOf": [
-					{
-						"type": "string"
-					},
-					{
-						"description": "",
-						"type": "null"
-					}
+				"type": [
+					"string",
+					"null"
 				]
 			},
 			"type": [

@@ -218,7 +218,7 @@ const createOrderInputSchema = `{
 const createOrderStrictSchema = `{
 	"$defs": {
 		"Item": {
-			"description": "An object with fields quantity, sku, as JSON text.",
+			"description": "JSON object with fields quantity, sku.",
 			"type": "string"
 		}
 	},
@@ -236,18 +236,10 @@ const createOrderStrictSchema = `{
 			"type": "array"
 		},
 		"payment": {
-			"anyOf": [
-				{
-					"description": "An object with fields card, as JSON text.",
-					"type": "string"
-				},
-				{
-					"description": "An object with fields iban, as JSON text.",
-					"type": "string"
-				},
-				{
-					"type": "null"
-				}
+			"description": "JSON object with fields card. JSON object with fields iban.",
+			"type": [
+				"string",
+				"null"
 			]
 		},
 		"placed_at": {
