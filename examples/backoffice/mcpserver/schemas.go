@@ -280,21 +280,6 @@ const orderStatusInputSchema = `{
 	"type": "object"
 }`
 
-// orderStatusStrictSchema is the listed inputSchema (strict form) of order_status.
-const orderStatusStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"order_id": {
-			"description": "Order number as the customer gives it, e.g. \"5531\".",
-			"type": "string"
-		}
-	},
-	"required": [
-		"order_id"
-	],
-	"type": "object"
-}`
-
 // orderStatusOutputSchema is the outputSchema of order_status.
 const orderStatusOutputSchema = `{
 	"properties": {
@@ -493,21 +478,6 @@ const quoteRefundOutputSchema = `{
 
 // refundItemsInputSchema is the inputSchema of refund_items.
 const refundItemsInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"quote_id": {
-			"description": "The quote_id that quote_refund returned, for the quote the user agreed to. Nothing else can be passed: the values come from the quote.",
-			"type": "string"
-		}
-	},
-	"required": [
-		"quote_id"
-	],
-	"type": "object"
-}`
-
-// refundItemsStrictSchema is the listed inputSchema (strict form) of refund_items.
-const refundItemsStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"quote_id": {

@@ -44,3 +44,20 @@ func TestSharedArgumentsSaidOnce(t *testing.T) {
 		}
 	}
 }
+
+// A schema already in strict form is not kept twice: the tool keeps no
+// StrictSchema, and InputSchema is listed.
+func TestStrictOnlyWhereItDiffers(t *testing.T) {
+	same := `{"additionalProperties":false,"properties":{"id":{"type":"string"}},"required":["id"],"type":"object"}`
+	api := &ir.API{Tools: []*ir.Tool{
+		{Name: "same", InputSchema: json.RawMessage(same)},
+		{Name: "differs", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`)},
+	}}
+	Strict(api)
+	if api.Tools[0].StrictSchema != nil {
+		t.Errorf("same: StrictSchema %s kept beside an equal InputSchema", api.Tools[0].StrictSchema)
+	}
+	if api.Tools[1].StrictSchema == nil {
+		t.Errorf("differs: no StrictSchema")
+	}
+}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/tailormcp/tailor/internal/diag"
@@ -34,7 +35,8 @@ func Listed(api *ir.API, full bool) []diag.Diagnostic {
 // the model can no longer say in the strict form is a warning, once per
 // place (a component shared by many tools is one warning). An argument
 // many tools describe alike is described once, in the instructions
-// (sharedArguments); a large tool set lists each tool within a smaller
+// (sharedArguments). A tool whose strict form is its full schema keeps
+// no StrictSchema: InputSchema is listed. A large tool set lists each tool within a smaller
 // budget (schema.LargeSetBudget).
 func Strict(api *ir.API) []diag.Diagnostic {
 	shared := sharedArguments(api)
@@ -56,7 +58,11 @@ func Strict(api *ir.API) []diag.Diagnostic {
 			l.Warnf(pos, t.Origin.Pointer, "tool %q: input schema has no strict form (%v); its full schema is listed", t.Name, errs[i])
 			continue
 		}
-		t.StrictSchema, t.StrictPlan = forms[i].Schema, forms[i].Plan
+		if len(forms[i].Plan) > 0 || !bytes.Equal(forms[i].Schema, t.InputSchema) {
+			// Only where it differs: the same text twice would be
+			// written twice in schemas.go.
+			t.StrictSchema, t.StrictPlan = forms[i].Schema, forms[i].Plan
+		}
 		for _, lost := range forms[i].Lost {
 			if strings.HasPrefix(lost, "#/$defs/") {
 				if said[lost] {

@@ -409,20 +409,6 @@ const getOrderInputSchema = `{
 	"type": "object"
 }`
 
-// getOrderStrictSchema is the listed inputSchema (strict form) of get_order.
-const getOrderStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"id": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"id"
-	],
-	"type": "object"
-}`
-
 // getOrderOutputSchema is the outputSchema of get_order.
 const getOrderOutputSchema = `{
 	"$defs": {
