@@ -75,6 +75,11 @@ func TestListedTokens(t *testing.T) {
 	parcel := arg("create_shipment", "parcel")
 	eq(t, "parcel type", parcel["type"], "string")
 	contains(t, parcel["description"].(string), "JSON object with fields dimensions, weight.")
+	// A component summarised to text and used once is written in place.
+	eq(t, "recipient type", compactJSON(arg("create_shipment", "recipient")["type"]), `["string","null"]`)
+	if defs := schemas["create_shipment"]["$defs"]; defs != nil {
+		t.Errorf("create_shipment keeps definitions: %v", defs)
+	}
 
 	// The deep body, as a strict client sends it.
 	r := srv.Call(t, "create_shipment", map[string]any{

@@ -239,6 +239,7 @@ func toStrict(root map[string]any, defs *lazyDefs, said map[string]string, lv le
 			st.plans[name] = p
 		}
 	}
+	plan = st.inlineScalarDefs(m, plan)
 	if len(st.defs) > 0 {
 		m["$defs"] = st.defs
 	}

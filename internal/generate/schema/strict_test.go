@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -307,5 +308,38 @@ func TestStrictSaidOnce(t *testing.T) {
 	}
 	if p := CheckStrict(sf.Schema); len(p) > 0 {
 		t.Errorf("breaks strict rules: %v", p)
+	}
+}
+
+// A definition summarised as JSON text is written where it is used once:
+// no $ref, no $defs entry, no anyOf to make it nullable; its plan moves
+// with it. One with a long text used twice stays a $ref.
+func TestStrictInlinesScalarDefs(t *testing.T) {
+	var filler []string
+	for i := range 40 {
+		filler = append(filler, fmt.Sprintf(`"n%02d":{"type":"integer"}`, i))
+	}
+	full := `{"type":"object","required":["once"],"properties":{` + strings.Join(filler, ",") + `,` +
+		`"once":{"$ref":"#/$defs/Once","description":"Used once."},` +
+		`"twice1":{"$ref":"#/$defs/Twice"},"twice2":{"type":"array","items":{"$ref":"#/$defs/Twice"}}},` +
+		`"$defs":{"Once":{"type":"object","properties":{"x":{"type":"integer"},"y":{"type":"string"}}},` +
+		`"Twice":{"type":"object","description":"` + strings.Repeat("A long text about it. ", 5) + `","properties":{"z":{"type":"integer"}}}}}`
+	root, plan, _ := strictCase(t, full)
+	once := prop(root, "once")
+	if compact(once) != `{"description":"Used once. JSON object with fields x, y.","type":"string"}` {
+		t.Errorf("once = %s", compact(once))
+	}
+	if p := plan.Props["once"]; p == nil || !p.JSON {
+		t.Errorf("once is not parsed back: %s", compact(plan))
+	}
+	defs, _ := root["$defs"].(map[string]any)
+	if _, ok := defs["Once"]; ok {
+		t.Errorf("Once is still a definition: %s", compact(defs))
+	}
+	if _, ok := defs["Twice"]; !ok || !strings.Contains(compact(prop(root, "twice1")), `"$ref":"#/$defs/Twice"`) {
+		t.Errorf("Twice was written twice: %s", compact(root))
+	}
+	if plan.Defs["Twice"] == nil || !plan.Defs["Twice"].JSON {
+		t.Errorf("Twice's plan: %s", compact(plan))
 	}
 }

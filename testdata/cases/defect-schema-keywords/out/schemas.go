@@ -104,13 +104,6 @@ const createEventStrictSchema = `{
 			],
 			"type": "object"
 		},
-		"Kind": {
-			"enum": [
-				"ui",
-				"api"
-			],
-			"type": "string"
-		},
 		"View": {
 			"additionalProperties": false,
 			"properties": {
@@ -143,7 +136,11 @@ const createEventStrictSchema = `{
 		"kind": {
 			"anyOf": [
 				{
-					"$ref": "#/$defs/Kind"
+					"enum": [
+						"ui",
+						"api"
+					],
+					"type": "string"
 				},
 				{
 					"type": "null"

@@ -216,12 +216,6 @@ const createOrderInputSchema = `{
 
 // createOrderStrictSchema is the listed inputSchema (strict form) of create_order.
 const createOrderStrictSchema = `{
-	"$defs": {
-		"Item": {
-			"description": "JSON object with fields quantity, sku.",
-			"type": "string"
-		}
-	},
 	"additionalProperties": false,
 	"properties": {
 		"id": {
@@ -230,7 +224,8 @@ const createOrderStrictSchema = `{
 		},
 		"items": {
 			"items": {
-				"$ref": "#/$defs/Item"
+				"description": "JSON object with fields quantity, sku.",
+				"type": "string"
 			},
 			"minItems": 1,
 			"type": "array"
