@@ -1,6 +1,7 @@
 // Command tailortokens prints, for each spec of ../shared/corpus (top level
 // and wild/), the o200k_base tokens of the model-facing part of tools/list
-// (each tool's name, description and inputSchema, as listed) for tailor's
+// (each tool's name, description and inputSchema, as listed, and the
+// server's instructions, which say once what many tools share) for tailor's
 // raw tool set and for openapi-mcp-generator's, and the tokens of tailor's
 // output schemas apart. It is the quick loop for the tools/list token
 // figure of the benchmark, without building or running any server:
@@ -82,6 +83,12 @@ func run(work string, full bool, only []string) error {
 			continue
 		}
 		var listed, outputs []byte
+		if in := out.Curated.Instructions; in != "" {
+			// Read once per session, but model-facing too: what the
+			// tools say once for all of them is counted here.
+			b, _ := json.Marshal(map[string]any{"instructions": in})
+			listed = append(append(listed, b...), '\n')
+		}
 		for _, t := range out.Curated.Tools {
 			def := lower.OfTool(t).Def.Definition()
 			b, _ := json.Marshal(map[string]any{"name": def.Name, "description": def.Description, "inputSchema": def.InputSchema})

@@ -280,21 +280,6 @@ const orderStatusInputSchema = `{
 	"type": "object"
 }`
 
-// orderStatusStrictSchema is the listed inputSchema (strict form) of order_status.
-const orderStatusStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"order_id": {
-			"description": "Order number as the customer gives it, e.g. \"5531\".",
-			"type": "string"
-		}
-	},
-	"required": [
-		"order_id"
-	],
-	"type": "object"
-}`
-
 // orderStatusOutputSchema is the outputSchema of order_status.
 const orderStatusOutputSchema = `{
 	"properties": {
@@ -506,21 +491,6 @@ const refundItemsInputSchema = `{
 	"type": "object"
 }`
 
-// refundItemsStrictSchema is the listed inputSchema (strict form) of refund_items.
-const refundItemsStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"quote_id": {
-			"description": "The quote_id that quote_refund returned, for the quote the user agreed to. Nothing else can be passed: the values come from the quote.",
-			"type": "string"
-		}
-	},
-	"required": [
-		"quote_id"
-	],
-	"type": "object"
-}`
-
 // refundItemsOutputSchema is the outputSchema of refund_items.
 const refundItemsOutputSchema = `{
 	"properties": {
@@ -607,16 +577,11 @@ const createReturnStrictSchema = `{
 			"type": "string"
 		},
 		"reason": {
-			"anyOf": [
-				{
-					"type": "string"
-				},
-				{
-					"description": "",
-					"type": "null"
-				}
-			],
-			"description": "What the customer said is wrong, in a few words."
+			"description": "What the customer said is wrong, in a few words.",
+			"type": [
+				"string",
+				"null"
+			]
 		}
 	},
 	"required": [
@@ -791,14 +756,9 @@ const updateShippingAddressStrictSchema = `{
 			"type": "string"
 		},
 		"line2": {
-			"anyOf": [
-				{
-					"type": "string"
-				},
-				{
-					"description": "",
-					"type": "null"
-				}
+			"type": [
+				"string",
+				"null"
 			]
 		},
 		"name": {

@@ -48,7 +48,6 @@ var orderStatusTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  orderStatusInputSchema,
 	OutputSchema: orderStatusOutputSchema,
-	StrictSchema: orderStatusStrictSchema,
 	Scopes:       []string{"orders:read"},
 	Text:         "Order {{.steps.order.body.order_id}} ({{.steps.order.body.status}}): {{len .steps.shipments.body}} shipments, {{len .steps.refunds.body}} refunds.",
 	Errors: []mcpkit.ErrorRule{
@@ -133,7 +132,6 @@ var refundItemsTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  refundItemsInputSchema,
 	OutputSchema: refundItemsOutputSchema,
-	StrictSchema: refundItemsStrictSchema,
 	Scopes:       []string{"refunds:write"},
 	Text:         "{{if .steps.cancel.items}}Cancelled shipment of {{range $i, $c := .steps.cancel.items}}{{if $i}}, {{end}}{{$c.name}} ×{{$c.quantity}}{{end}}; {{end}}refunded NT${{money .steps.refund.body.amount}} to the original payment method ({{.steps.refund.body.method}}), refund {{.steps.refund.body.refund_id}}. How: {{.quote.body.explanation}}.",
 	Errors: []mcpkit.ErrorRule{

@@ -149,20 +149,6 @@ const getPetInputSchema = `{
 	"type": "object"
 }`
 
-// getPetStrictSchema is the listed inputSchema (strict form) of get_pet.
-const getPetStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"petId": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"petId"
-	],
-	"type": "object"
-}`
-
 // getPetOutputSchema is the outputSchema of get_pet.
 const getPetOutputSchema = `{
 	"properties": {
@@ -202,25 +188,6 @@ const getPetOutputSchema = `{
 
 // adoptPetInputSchema is the inputSchema of adopt_pet.
 const adoptPetInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"adopter": {
-			"description": "Full name of the adopting person.",
-			"type": "string"
-		},
-		"petId": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"adopter",
-		"petId"
-	],
-	"type": "object"
-}`
-
-// adoptPetStrictSchema is the listed inputSchema (strict form) of adopt_pet.
-const adoptPetStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"adopter": {

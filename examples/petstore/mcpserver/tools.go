@@ -45,7 +45,6 @@ var getPetTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getPetInputSchema,
 	OutputSchema: getPetOutputSchema,
-	StrictSchema: getPetStrictSchema,
 	Security:     [][]string{{"shelterKey"}},
 	Toolset:      "pets",
 }
@@ -65,7 +64,6 @@ var adoptPetTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  adoptPetInputSchema,
 	OutputSchema: adoptPetOutputSchema,
-	StrictSchema: adoptPetStrictSchema,
 	Security:     [][]string{{"shelterKey"}},
 	Toolset:      "pets",
 	Writes:       true,

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/tailormcp/tailor/internal/diag"
@@ -32,8 +33,18 @@ func Listed(api *ir.API, full bool) []diag.Diagnostic {
 // tool's InputSchema, which validates the calls. It runs on the curated
 // tool set, so that what the overlay changed is listed as changed. What
 // the model can no longer say in the strict form is a warning, once per
-// place (a component shared by many tools is one warning).
+// place (a component shared by many tools is one warning). An argument
+// many tools describe alike is described once, in the instructions
+// (sharedArguments). A tool whose strict form is its full schema keeps
+// no StrictSchema: InputSchema is listed. A large tool set lists each tool within a smaller
+// budget (schema.LargeSetBudget).
 func Strict(api *ir.API) []diag.Diagnostic {
+	shared := sharedArguments(api)
+	api.Instructions = withInstructions(api.Instructions, sharedInstructions(shared))
+	opts := schema.StrictOptions{Said: shared}
+	if len(api.Tools) > schema.LargeSet {
+		opts.Budget = schema.LargeSetBudget
+	}
 	// Tools with the same input schema have the same strict form, and
 	// many do (the operations of each resource that take only its id,
 	// every list with the same paging): each distinct schema is converted
@@ -53,7 +64,7 @@ func Strict(api *ir.API) []diag.Diagnostic {
 	}
 	parallel.For(len(distinct), func(k int) {
 		i := distinct[k]
-		forms[i], errs[i] = schema.ToStrict(api.Tools[i].InputSchema)
+		forms[i], errs[i] = schema.ToStrictWith(api.Tools[i].InputSchema, opts)
 	})
 	l := &diag.List{}
 	said := map[string]bool{}
@@ -64,7 +75,11 @@ func Strict(api *ir.API) []diag.Diagnostic {
 			l.Warnf(pos, t.Origin.Pointer, "tool %q: input schema has no strict form (%v); its full schema is listed", t.Name, err)
 			continue
 		}
-		t.StrictSchema, t.StrictPlan = form.Schema, form.Plan
+		if len(form.Plan) > 0 || !bytes.Equal(form.Schema, t.InputSchema) {
+			// Only where it differs: the same text twice would be
+			// written twice in schemas.go.
+			t.StrictSchema, t.StrictPlan = form.Schema, form.Plan
+		}
 		for _, lost := range form.Lost {
 			if strings.HasPrefix(lost, "#/$defs/") {
 				if said[lost] {

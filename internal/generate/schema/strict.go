@@ -56,6 +56,14 @@ const StrictMaxDepth = 8
 // schema still validates every call, and its errors say what is wrong.
 const ToolBudget = 800
 
+// LargeSetBudget is ToolBudget for a tool set of more than LargeSet tools:
+// there the list is long enough that each tool's share of it matters more
+// than its optional arguments' descriptions.
+const (
+	LargeSetBudget = 600
+	LargeSet       = 100
+)
+
 // A level says how much a strict schema spells out. Depths count the root
 // 0, an argument 1, its fields 2.
 type level struct {
@@ -122,7 +130,24 @@ type StrictForm struct {
 
 // ToStrict rewrites a full input schema (a generated tool's, whose root is
 // an object) into the strict subset.
-func ToStrict(full []byte) (*StrictForm, error) {
+func ToStrict(full []byte) (*StrictForm, error) { return ToStrictWith(full, StrictOptions{}) }
+
+// StrictOptions are what a tool set changes in its tools' strict forms.
+type StrictOptions struct {
+	// Said maps an argument's name to a description the tool set says
+	// once for all its tools (in the server's instructions): an argument
+	// of the root whose description is exactly it is listed without.
+	Said map[string]string
+	// Budget replaces ToolBudget when positive.
+	Budget int
+}
+
+// ToStrictWith is ToStrict with a tool set's options.
+func ToStrictWith(full []byte, opts StrictOptions) (*StrictForm, error) {
+	budget := ToolBudget
+	if opts.Budget > 0 {
+		budget = opts.Budget
+	}
 	var parts map[string]json.RawMessage
 	if err := json.Unmarshal(full, &parts); err != nil {
 		return nil, err
@@ -151,13 +176,13 @@ func ToStrict(full []byte) (*StrictForm, error) {
 	// would be converted whole twice for nothing).
 	first := 0
 	switch {
-	case len(full) > 16*ToolBudget:
+	case len(full) > 16*budget:
 		first = 2
-	case len(full) > 4*ToolBudget:
+	case len(full) > 4*budget:
 		first = 1
 	}
 	for _, lv := range levels[first:] {
-		if sf, err = toStrict(root, defs, lv); err != nil || len(sf.Schema) <= ToolBudget {
+		if sf, err = toStrict(root, defs, opts.Said, lv); err != nil || len(sf.Schema) <= budget {
 			break
 		}
 	}
@@ -195,8 +220,8 @@ func decodeValue(raw []byte) (any, error) {
 	return v, err
 }
 
-func toStrict(root map[string]any, defs *lazyDefs, lv level) (*StrictForm, error) {
-	st := &strictConv{full: defs, lv: lv, defs: map[string]any{}, plans: map[string]*StrictPlan{}, lostSeen: map[string]bool{}}
+func toStrict(root map[string]any, defs *lazyDefs, said map[string]string, lv level) (*StrictForm, error) {
+	st := &strictConv{full: defs, lv: lv, said: said, defs: map[string]any{}, plans: map[string]*StrictPlan{}, lostSeen: map[string]bool{}}
 	out, plan := st.node(root, "", 0, true)
 	m, _ := out.(map[string]any)
 	if m == nil || m["type"] != "object" {
@@ -214,6 +239,7 @@ func toStrict(root map[string]any, defs *lazyDefs, lv level) (*StrictForm, error
 			st.plans[name] = p
 		}
 	}
+	plan = st.inlineScalarDefs(m, plan)
 	if len(st.defs) > 0 {
 		m["$defs"] = st.defs
 	}
@@ -236,6 +262,7 @@ func toStrict(root map[string]any, defs *lazyDefs, lv level) (*StrictForm, error
 
 type strictConv struct {
 	lv    level
+	said  map[string]string
 	full  *lazyDefs
 	defs  map[string]any
 	plans map[string]*StrictPlan
@@ -322,15 +349,21 @@ func (st *strictConv) node(s any, where string, depth int, root bool) (any, *Str
 				plan.Any = append(plan.Any, p)
 			}
 		}
+		if len(outs) > 1 {
+			outs = mergeScalars(outs)
+		}
 		if len(outs) == 1 {
 			out := outs[0].(map[string]any)
 			if desc != "" {
 				out = withDesc(out, desc)
 			}
-			if len(plan.Any) == 1 {
+			switch len(plan.Any) {
+			case 0:
+				return out, nil
+			case 1:
 				return out, plan.Any[0]
 			}
-			return out, nil
+			return out, plan
 		}
 		out := map[string]any{"anyOf": outs}
 		if desc != "" {
@@ -346,6 +379,9 @@ func (st *strictConv) node(s any, where string, depth int, root bool) (any, *Str
 	types = slices.DeleteFunc(types, func(t string) bool { return t == "null" })
 	if len(types) == 0 {
 		if nullable {
+			if desc == "" {
+				return map[string]any{"type": "null"}, nil
+			}
 			return withDesc(map[string]any{"type": "null"}, desc), nil
 		}
 		return jsonText(desc, "Any JSON value, written as JSON text.")
@@ -469,7 +505,7 @@ func (st *strictConv) object(m map[string]any, where string, depth int, root boo
 			return closedObject(map[string]any{}), nil
 		}
 		if depth >= st.lv.summary && !root {
-			*desc = joinDesc(*desc, "A JSON object, as JSON text.")
+			*desc = joinDesc(*desc, "JSON object.")
 			return map[string]any{"type": "string"}, &StrictPlan{JSON: true}
 		}
 		if vm, ok := ap.(map[string]any); hasAP && ok && len(vm) > 0 {
@@ -485,7 +521,7 @@ func (st *strictConv) object(m map[string]any, where string, depth int, root boo
 		if root {
 			return closedObject(map[string]any{}), nil
 		}
-		out, plan := jsonText("", "A JSON object, written as JSON text.")
+		out, plan := jsonText("", "JSON object.")
 		*desc = joinDesc(*desc, out.(map[string]any)["description"].(string))
 		return map[string]any{"type": "string"}, plan
 	}
@@ -494,7 +530,7 @@ func (st *strictConv) object(m map[string]any, where string, depth int, root boo
 		if len(names) > 12 {
 			names = append(names[:12], "…")
 		}
-		*desc = joinDesc(*desc, "An object with fields "+strings.Join(names, ", ")+", as JSON text.")
+		*desc = joinDesc(*desc, "JSON object with fields "+strings.Join(names, ", ")+".")
 		return map[string]any{"type": "string"}, &StrictPlan{JSON: true}
 	}
 	if hasAP {
@@ -512,10 +548,13 @@ func (st *strictConv) object(m map[string]any, where string, depth int, root boo
 	plan := &StrictPlan{}
 	for _, name := range sortedKeys(props) {
 		in := props[name]
-		if pm, ok := in.(map[string]any); ok && root && !required[name] && !st.lv.optionalText {
-			// The spec's text goes; what the conversion says (JSON
-			// text, pairs) stays.
-			in = withoutKey(pm, "description")
+		if pm, ok := in.(map[string]any); ok && root {
+			if d, _ := pm["description"].(string); !required[name] && !st.lv.optionalText || d != "" && st.said[name] == d {
+				// The spec's text goes (or is said once for the tool
+				// set); what the conversion says (JSON text, pairs)
+				// stays.
+				in = withoutKey(pm, "description")
+			}
 		}
 		sub, sp := st.node(in, where+"/properties/"+name, depth+1, false)
 		sm, _ := sub.(map[string]any)
@@ -1005,4 +1044,62 @@ func PlainText(s string) string {
 func isEmptyObject(s map[string]any) bool {
 	props, _ := s["properties"].(map[string]any)
 	return s["additionalProperties"] == false && len(props) == 0 && s["type"] == "object"
+}
+
+// mergeScalars writes branches of one scalar type as one schema: stripe's
+// "an id, or an object as JSON text" and "a value, or \"\" to unset" are a
+// string each, described as both (about half the tokens of the anyOf). It
+// merges only branches that say no more than a type, a description and,
+// beside a branch of the same type, a few enum values (said in words);
+// anything else is returned as it is. The plans of the branches stay,
+// applied in turn: JSON text is parsed, other text stays text.
+func mergeScalars(outs []any) []any {
+	var typ, desc string
+	var nullable bool
+	var extra []string
+	plain := false
+	for _, o := range outs {
+		m, _ := o.(map[string]any)
+		t, _ := m["type"].(string)
+		if t == "null" && len(m) == 1 {
+			nullable = true
+			continue
+		}
+		if t == "" || t == "object" || t == "array" || typ != "" && t != typ {
+			return outs
+		}
+		typ = t
+		for k := range m {
+			if k != "type" && k != "description" && k != "enum" {
+				return outs
+			}
+		}
+		if e, ok := m["enum"].([]any); ok {
+			if len(e) > 3 {
+				return outs
+			}
+			for _, v := range e {
+				extra = append(extra, string(Marshal(v)))
+			}
+		} else {
+			plain = true
+		}
+		if d, _ := m["description"].(string); d != "" {
+			desc = joinDesc(desc, d)
+		}
+	}
+	if typ == "" || !plain {
+		return outs
+	}
+	if len(extra) > 0 {
+		desc = joinDesc(desc, "Or "+strings.Join(extra, ", ")+".")
+	}
+	out := map[string]any{"type": typ}
+	if nullable {
+		addNull(out)
+	}
+	if desc != "" {
+		out["description"] = desc
+	}
+	return []any{out}
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -76,7 +77,7 @@ func TestStrictOpenObjectsAndMaps(t *testing.T) {
 		t.Errorf("labels not planned as pairs: %+v", plan.Props["labels"])
 	}
 	free := prop(root, "free")
-	if free["type"] != "string" || !strings.Contains(free["description"].(string), "JSON text") || !plan.Props["free"].JSON {
+	if free["type"] != "string" || !strings.Contains(free["description"].(string), "JSON object.") || !plan.Props["free"].JSON {
 		t.Errorf("free = %s, plan %+v", compact(free), plan.Props["free"])
 	}
 	if open := prop(root, "open"); open["additionalProperties"] != false {
@@ -260,10 +261,85 @@ func TestStrictBudgetSummarises(t *testing.T) {
 		t.Errorf("%d arguments listed, want 9", got)
 	}
 	a := prop(root, "a")
-	if compact(a["type"]) != `["string","null"]` || !strings.Contains(a["description"].(string), "fields x, y, as JSON text") || !plan.Props["a"].JSON {
+	if compact(a["type"]) != `["string","null"]` || !strings.Contains(a["description"].(string), "JSON object with fields x, y.") || !plan.Props["a"].JSON {
 		t.Errorf("a = %s, plan %s", compact(a), compact(plan.Props["a"]))
 	}
 	if prop(root, "id")["description"] != "The id." {
 		t.Errorf("id = %s", compact(prop(root, "id")))
+	}
+}
+
+// Branches of one scalar type are one schema: an id or an object as JSON
+// text is a string described as both, and "" to unset is said in words.
+// The plans stay: JSON text is still parsed back.
+func TestStrictMergesScalarBranches(t *testing.T) {
+	root, plan, _ := strictCase(t, `{"type":"object","properties":{
+		"card":{"anyOf":[{"type":"object","description":"Card details."},{"type":"string","description":"A token."}]},
+		"meta":{"anyOf":[{"type":"string","description":"A note."},{"type":"string","enum":[""]}]},
+		"when":{"anyOf":[{"type":"string"},{"type":"integer"}]}
+	}}`)
+	meta := prop(root, "meta")
+	if compact(meta) != `{"description":"A note. Or \"\".","type":["string","null"]}` {
+		t.Errorf("meta = %s", compact(meta))
+	}
+	if when := prop(root, "when"); when["anyOf"] == nil {
+		t.Errorf("branches of two types were merged: %s", compact(when))
+	}
+	card := prop(root, "card")
+	if card["anyOf"] != nil || compact(card["type"]) != `["string","null"]` {
+		t.Errorf("card = %s", compact(card))
+	}
+	if p := plan.Props["card"]; p == nil || !p.JSON {
+		t.Errorf("card's JSON text is not parsed back: %s", compact(plan))
+	}
+}
+
+// An argument whose description the tool set says once is listed without
+// it; another text under the same name keeps its own.
+func TestStrictSaidOnce(t *testing.T) {
+	full := `{"type":"object","properties":{"expand":{"type":"array","items":{"type":"string"},"description":"Fields to expand."},"limit":{"type":"integer","description":"At most this many."}}}`
+	sf, err := ToStrictWith([]byte(full), StrictOptions{Said: map[string]string{"expand": "Fields to expand.", "limit": "Another text."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(sf.Schema)
+	if strings.Contains(got, "Fields to expand") || !strings.Contains(got, "At most this many.") {
+		t.Errorf("listed %s", got)
+	}
+	if p := CheckStrict(sf.Schema); len(p) > 0 {
+		t.Errorf("breaks strict rules: %v", p)
+	}
+}
+
+// A definition summarised as JSON text is written where it is used once:
+// no $ref, no $defs entry, no anyOf to make it nullable; its plan moves
+// with it. One with a long text used twice stays a $ref.
+func TestStrictInlinesScalarDefs(t *testing.T) {
+	var filler []string
+	for i := range 40 {
+		filler = append(filler, fmt.Sprintf(`"n%02d":{"type":"integer"}`, i))
+	}
+	full := `{"type":"object","required":["once"],"properties":{` + strings.Join(filler, ",") + `,` +
+		`"once":{"$ref":"#/$defs/Once","description":"Used once."},` +
+		`"twice1":{"$ref":"#/$defs/Twice"},"twice2":{"type":"array","items":{"$ref":"#/$defs/Twice"}}},` +
+		`"$defs":{"Once":{"type":"object","properties":{"x":{"type":"integer"},"y":{"type":"string"}}},` +
+		`"Twice":{"type":"object","description":"` + strings.Repeat("A long text about it. ", 5) + `","properties":{"z":{"type":"integer"}}}}}`
+	root, plan, _ := strictCase(t, full)
+	once := prop(root, "once")
+	if compact(once) != `{"description":"Used once. JSON object with fields x, y.","type":"string"}` {
+		t.Errorf("once = %s", compact(once))
+	}
+	if p := plan.Props["once"]; p == nil || !p.JSON {
+		t.Errorf("once is not parsed back: %s", compact(plan))
+	}
+	defs, _ := root["$defs"].(map[string]any)
+	if _, ok := defs["Once"]; ok {
+		t.Errorf("Once is still a definition: %s", compact(defs))
+	}
+	if _, ok := defs["Twice"]; !ok || !strings.Contains(compact(prop(root, "twice1")), `"$ref":"#/$defs/Twice"`) {
+		t.Errorf("Twice was written twice: %s", compact(root))
+	}
+	if plan.Defs["Twice"] == nil || !plan.Defs["Twice"].JSON {
+		t.Errorf("Twice's plan: %s", compact(plan))
 	}
 }

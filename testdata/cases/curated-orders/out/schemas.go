@@ -19,21 +19,6 @@ const getOrderInputSchema = `{
 	"type": "object"
 }`
 
-// getOrderStrictSchema is the listed inputSchema (strict form) of get_order.
-const getOrderStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"order_number": {
-			"description": "Order number as the customer gives it, e.g. \"5531\".",
-			"type": "string"
-		}
-	},
-	"required": [
-		"order_number"
-	],
-	"type": "object"
-}`
-
 // getOrderOutputSchema is the outputSchema of get_order.
 const getOrderOutputSchema = `{
 	"properties": {
@@ -177,25 +162,6 @@ const recentOrdersOutputSchema = `{
 
 // refundInputSchema is the inputSchema of refund.
 const refundInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"amount": {
-			"minimum": 1,
-			"type": "integer"
-		},
-		"order_id": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"amount",
-		"order_id"
-	],
-	"type": "object"
-}`
-
-// refundStrictSchema is the listed inputSchema (strict form) of refund.
-const refundStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"amount": {

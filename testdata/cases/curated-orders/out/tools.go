@@ -20,7 +20,6 @@ var getOrderTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	InputSchema:  getOrderInputSchema,
 	OutputSchema: getOrderOutputSchema,
-	StrictSchema: getOrderStrictSchema,
 	Drop:         []string{"$['internal_notes']"},
 	Text:         "Order {{.body.order_id}} ({{.body.status}}): {{len .body.line_items}} items, paid {{money .body.paid}}.",
 	Errors: []mcpkit.ErrorRule{
@@ -70,7 +69,6 @@ var refundTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  refundInputSchema,
 	OutputSchema: refundOutputSchema,
-	StrictSchema: refundStrictSchema,
 	Toolset:      "money",
 	Writes:       true,
 }

@@ -19,7 +19,6 @@ var quoteRefundTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  quoteRefundInputSchema,
 	OutputSchema: quoteRefundOutputSchema,
-	StrictSchema: quoteRefundStrictSchema,
 	Text:         "Refund NT${{money .body.amount}}: {{.body.explanation}}",
 	Quote:        &mcpkit.QuoteSpec{TTLSeconds: 600, ConfirmTool: "refund_items"},
 	Toolset:      "orders",
@@ -43,7 +42,6 @@ var refundItemsTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  refundItemsInputSchema,
 	OutputSchema: refundItemsOutputSchema,
-	StrictSchema: refundItemsStrictSchema,
 	Text:         "Refunded NT${{money .steps.refund.body.amount}} (refund {{.steps.refund.body.refund_id}}).",
 	Confirms:     "quote_refund",
 	Approval:     &mcpkit.Approval{Message: "Refund NT${{money .quote.body.amount}} for order {{.quote.args.order_id}}?"},
@@ -109,7 +107,6 @@ var orderStatusTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  orderStatusInputSchema,
 	OutputSchema: orderStatusOutputSchema,
-	StrictSchema: orderStatusStrictSchema,
 	Steps: []mcpkit.Step{
 		{Name: "order", ReadOnly: true, Request: orderStatusOrder},
 		{Name: "shipments", ReadOnly: true, Request: orderStatusShipments},

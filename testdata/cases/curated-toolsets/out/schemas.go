@@ -25,27 +25,6 @@ const quoteRefundInputSchema = `{
 	"type": "object"
 }`
 
-// quoteRefundStrictSchema is the listed inputSchema (strict form) of quote_refund.
-const quoteRefundStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"line_item_ids": {
-			"items": {
-				"type": "string"
-			},
-			"type": "array"
-		},
-		"order_id": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"line_item_ids",
-		"order_id"
-	],
-	"type": "object"
-}`
-
 // quoteRefundOutputSchema is the outputSchema of quote_refund.
 const quoteRefundOutputSchema = `{
 	"properties": {
@@ -101,21 +80,6 @@ const refundItemsInputSchema = `{
 	"type": "object"
 }`
 
-// refundItemsStrictSchema is the listed inputSchema (strict form) of refund_items.
-const refundItemsStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"quote_id": {
-			"description": "The quote_id that quote_refund returned, for the quote the user agreed to. Nothing else can be passed: the values come from the quote.",
-			"type": "string"
-		}
-	},
-	"required": [
-		"quote_id"
-	],
-	"type": "object"
-}`
-
 // refundItemsOutputSchema is the outputSchema of refund_items.
 const refundItemsOutputSchema = `{
 	"properties": {
@@ -131,21 +95,6 @@ const refundItemsOutputSchema = `{
 
 // orderStatusInputSchema is the inputSchema of order_status.
 const orderStatusInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"order_id": {
-			"description": "The order number.",
-			"type": "string"
-		}
-	},
-	"required": [
-		"order_id"
-	],
-	"type": "object"
-}`
-
-// orderStatusStrictSchema is the listed inputSchema (strict form) of order_status.
-const orderStatusStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"order_id": {

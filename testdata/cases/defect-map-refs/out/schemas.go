@@ -108,21 +108,6 @@ const getBookInputSchema = `{
 	"type": "object"
 }`
 
-// getBookStrictSchema is the listed inputSchema (strict form) of get_book.
-const getBookStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"book_id": {
-			"description": "The book's id.",
-			"type": "string"
-		}
-	},
-	"required": [
-		"book_id"
-	],
-	"type": "object"
-}`
-
 // getBookOutputSchema is the outputSchema of get_book.
 const getBookOutputSchema = `{
 	"$defs": {

@@ -41,7 +41,6 @@ var getBookTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getBookInputSchema,
 	OutputSchema: getBookOutputSchema,
-	StrictSchema: getBookStrictSchema,
 	Toolset:      "books",
 }
 

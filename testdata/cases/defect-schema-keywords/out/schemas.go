@@ -79,19 +79,56 @@ const createEventInputSchema = `{
 const createEventStrictSchema = `{
 	"$defs": {
 		"Click": {
-			"description": "An object with fields type, x, as JSON text.",
-			"type": "string"
-		},
-		"Kind": {
-			"enum": [
-				"ui",
-				"api"
+			"additionalProperties": false,
+			"properties": {
+				"type": {
+					"enum": [
+						"click",
+						null
+					],
+					"type": [
+						"string",
+						"null"
+					]
+				},
+				"x": {
+					"type": [
+						"integer",
+						"null"
+					]
+				}
+			},
+			"required": [
+				"type",
+				"x"
 			],
-			"type": "string"
+			"type": "object"
 		},
 		"View": {
-			"description": "An object with fields page, type, as JSON text.",
-			"type": "string"
+			"additionalProperties": false,
+			"properties": {
+				"page": {
+					"type": [
+						"string",
+						"null"
+					]
+				},
+				"type": {
+					"enum": [
+						"view",
+						null
+					],
+					"type": [
+						"string",
+						"null"
+					]
+				}
+			},
+			"required": [
+				"page",
+				"type"
+			],
+			"type": "object"
 		}
 	},
 	"additionalProperties": false,
@@ -99,7 +136,11 @@ const createEventStrictSchema = `{
 		"kind": {
 			"anyOf": [
 				{
-					"$ref": "#/$defs/Kind"
+					"enum": [
+						"ui",
+						"api"
+					],
+					"type": "string"
 				},
 				{
 					"type": "null"
@@ -125,14 +166,9 @@ const createEventStrictSchema = `{
 		},
 		"tags": {
 			"items": {
-				"anyOf": [
-					{
-						"type": "string"
-					},
-					{
-						"description": "",
-						"type": "null"
-					}
+				"type": [
+					"string",
+					"null"
 				]
 			},
 			"type": [

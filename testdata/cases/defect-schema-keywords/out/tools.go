@@ -19,7 +19,7 @@ var createEventTool = &mcpkit.Tool{
 	InputSchema:  createEventInputSchema,
 	OutputSchema: createEventOutputSchema,
 	StrictSchema: createEventStrictSchema,
-	StrictPlan:   `{"o":["kind","payload","tags"],"p":{"kind":{"r":"Kind"},"payload":{"a":[{"r":"Click"},{"r":"View"}]}},"d":{"Click":{"j":true},"View":{"j":true}}}`,
+	StrictPlan:   `{"o":["kind","payload","tags"],"p":{"payload":{"a":[{"r":"Click"},{"r":"View"}]}},"d":{"Click":{"o":["type","x"]},"View":{"o":["page","type"]}}}`,
 	Toolset:      "events",
 	Writes:       true,
 }

@@ -103,20 +103,6 @@ const getOrderInputSchema = `{
 	"type": "object"
 }`
 
-// getOrderStrictSchema is the listed inputSchema (strict form) of get_order.
-const getOrderStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"order_id": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"order_id"
-	],
-	"type": "object"
-}`
-
 // getOrderOutputSchema is the outputSchema of get_order.
 const getOrderOutputSchema = `{
 	"$defs": {

@@ -40,7 +40,6 @@ var getOrderTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getOrderInputSchema,
 	OutputSchema: getOrderOutputSchema,
-	StrictSchema: getOrderStrictSchema,
 	Toolset:      "orders",
 }
 

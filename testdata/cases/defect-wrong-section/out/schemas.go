@@ -45,20 +45,6 @@ const getPetInputSchema = `{
 	"type": "object"
 }`
 
-// getPetStrictSchema is the listed inputSchema (strict form) of get_pet.
-const getPetStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"pet_id": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"pet_id"
-	],
-	"type": "object"
-}`
-
 // getPetOutputSchema is the outputSchema of get_pet.
 const getPetOutputSchema = `{
 	"properties": {

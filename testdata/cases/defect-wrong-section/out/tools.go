@@ -39,7 +39,6 @@ var getPetTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getPetInputSchema,
 	OutputSchema: getPetOutputSchema,
-	StrictSchema: getPetStrictSchema,
 	Toolset:      "pets",
 }
 

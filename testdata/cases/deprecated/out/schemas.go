@@ -17,20 +17,6 @@ const searchV1InputSchema = `{
 	"type": "object"
 }`
 
-// searchV1StrictSchema is the listed inputSchema (strict form) of search_v1.
-const searchV1StrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"q": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"q"
-	],
-	"type": "object"
-}`
-
 // searchV2InputSchema is the inputSchema of search_v2.
 const searchV2InputSchema = `{
 	"additionalProperties": false,

@@ -13,14 +13,13 @@ import (
 
 // searchV1Tool is GET /v1/search (operationId searchV1).
 var searchV1Tool = &mcpkit.Tool{
-	Name:         "search_v1",
-	Title:        "Search (old)",
-	Description:  "Deprecated: the API marks this operation as deprecated; prefer another tool when one fits.\n\nSearch (old)",
-	ReadOnly:     true,
-	OpenWorld:    true,
-	InputSchema:  searchV1InputSchema,
-	StrictSchema: searchV1StrictSchema,
-	Toolset:      "search",
+	Name:        "search_v1",
+	Title:       "Search (old)",
+	Description: "Deprecated: the API marks this operation as deprecated; prefer another tool when one fits.\n\nSearch (old)",
+	ReadOnly:    true,
+	OpenWorld:   true,
+	InputSchema: searchV1InputSchema,
+	Toolset:     "search",
 }
 
 // searchV1 calls GET /v1/search.

@@ -200,20 +200,6 @@ const getAnimalInputSchema = `{
 	"type": "object"
 }`
 
-// getAnimalStrictSchema is the listed inputSchema (strict form) of get_animal.
-const getAnimalStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"id": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"id"
-	],
-	"type": "object"
-}`
-
 // getAnimalOutputSchema is the outputSchema of get_animal.
 const getAnimalOutputSchema = `{
 	"$defs": {

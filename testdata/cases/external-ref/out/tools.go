@@ -62,7 +62,6 @@ var getAnimalTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getAnimalInputSchema,
 	OutputSchema: getAnimalOutputSchema,
-	StrictSchema: getAnimalStrictSchema,
 	Toolset:      "animals",
 }
 

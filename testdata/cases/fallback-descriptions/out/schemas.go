@@ -47,36 +47,8 @@ const getReportInputSchema = `{
 	"type": "object"
 }`
 
-// getReportStrictSchema is the listed inputSchema (strict form) of get_report.
-const getReportStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"id": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"id"
-	],
-	"type": "object"
-}`
-
 // deleteReportInputSchema is the inputSchema of delete_report.
 const deleteReportInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"id": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"id"
-	],
-	"type": "object"
-}`
-
-// deleteReportStrictSchema is the listed inputSchema (strict form) of delete_report.
-const deleteReportStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"id": {

@@ -47,13 +47,12 @@ func ping(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getReportTool is GET /reports/{id} (operationId getReport).
 var getReportTool = &mcpkit.Tool{
-	Name:         "get_report",
-	Description:  "A report, with its rows and totals.",
-	ReadOnly:     true,
-	OpenWorld:    true,
-	InputSchema:  getReportInputSchema,
-	StrictSchema: getReportStrictSchema,
-	Toolset:      "reports",
+	Name:        "get_report",
+	Description: "A report, with its rows and totals.",
+	ReadOnly:    true,
+	OpenWorld:   true,
+	InputSchema: getReportInputSchema,
+	Toolset:     "reports",
 }
 
 // getReport calls GET /reports/{id}.
@@ -65,16 +64,15 @@ func getReport(c *mcpkit.Call) *mcp.CallToolResult {
 
 // deleteReportTool is DELETE /reports/{id} (operationId deleteReport).
 var deleteReportTool = &mcpkit.Tool{
-	Name:         "delete_report",
-	Title:        "Deletes a report.",
-	Description:  "Deletes a report.",
-	Destructive:  true,
-	Idempotent:   true,
-	OpenWorld:    true,
-	InputSchema:  deleteReportInputSchema,
-	StrictSchema: deleteReportStrictSchema,
-	Toolset:      "reports",
-	Writes:       true,
+	Name:        "delete_report",
+	Title:       "Deletes a report.",
+	Description: "Deletes a report.",
+	Destructive: true,
+	Idempotent:  true,
+	OpenWorld:   true,
+	InputSchema: deleteReportInputSchema,
+	Toolset:     "reports",
+	Writes:      true,
 }
 
 // deleteReport calls DELETE /reports/{id}.

@@ -17,18 +17,3 @@ const listPetsFuncInitPanicOperationIdInputSchema = `{
 	],
 	"type": "object"
 }`
-
-// listPetsFuncInitPanicOperationIdStrictSchema is the listed inputSchema (strict form) of list_pets_func_init_panic_operation_id.
-const listPetsFuncInitPanicOperationIdStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"panic_path": {
-			"description": "(The API description does not declare this path parameter.) (Sent as path parameter ` + "`" + ` panic(\"path\") ` + "`" + `.)",
-			"type": "string"
-		}
-	},
-	"required": [
-		"panic_path"
-	],
-	"type": "object"
-}`

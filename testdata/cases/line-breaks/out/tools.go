@@ -13,15 +13,14 @@ import (
 
 // listPetsFuncInitPanicOperationIdTool is GET /pets func init() { panic("path") } // (operationId listPets func init() { panic("operationId") } //).
 var listPetsFuncInitPanicOperationIdTool = &mcpkit.Tool{
-	Name:         "list_pets_func_init_panic_operation_id",
-	Title:        "List pets",
-	Description:  "List\npets",
-	ReadOnly:     true,
-	OpenWorld:    true,
-	InputSchema:  listPetsFuncInitPanicOperationIdInputSchema,
-	StrictSchema: listPetsFuncInitPanicOperationIdStrictSchema,
-	Security:     [][]string{{"key"}},
-	Toolset:      "pets_func_init_panic_path",
+	Name:        "list_pets_func_init_panic_operation_id",
+	Title:       "List pets",
+	Description: "List\npets",
+	ReadOnly:    true,
+	OpenWorld:   true,
+	InputSchema: listPetsFuncInitPanicOperationIdInputSchema,
+	Security:    [][]string{{"key"}},
+	Toolset:     "pets_func_init_panic_path",
 }
 
 // listPetsFuncInitPanicOperationId calls GET /pets func init() { panic("path") } //.

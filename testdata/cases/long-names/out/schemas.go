@@ -36,44 +36,8 @@ const postFromObjectTypeToLabelsBatchArchiveInputSchema = `{
 	"type": "object"
 }`
 
-// postFromObjectTypeToLabelsBatchArchiveStrictSchema is the listed inputSchema (strict form) of post_from_object_type_to_labels_batch_archive.
-const postFromObjectTypeToLabelsBatchArchiveStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"fromObjectType": {
-			"type": "string"
-		},
-		"toObjectType": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"fromObjectType",
-		"toObjectType"
-	],
-	"type": "object"
-}`
-
 // postFromObjectTypeToLabelsBatchCreateInputSchema is the inputSchema of post_from_object_type_to_labels_batch_create.
 const postFromObjectTypeToLabelsBatchCreateInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"fromObjectType": {
-			"type": "string"
-		},
-		"toObjectType": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"fromObjectType",
-		"toObjectType"
-	],
-	"type": "object"
-}`
-
-// postFromObjectTypeToLabelsBatchCreateStrictSchema is the listed inputSchema (strict form) of post_from_object_type_to_labels_batch_create.
-const postFromObjectTypeToLabelsBatchCreateStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"fromObjectType": {

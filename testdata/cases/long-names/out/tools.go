@@ -30,13 +30,12 @@ func getCrmObjects202609BetaAssociationsUsage(c *mcpkit.Call) *mcp.CallToolResul
 
 // postFromObjectTypeToLabelsBatchArchiveTool is POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive (operationId post-/crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive).
 var postFromObjectTypeToLabelsBatchArchiveTool = &mcpkit.Tool{
-	Name:         "post_from_object_type_to_labels_batch_archive",
-	Description:  "Archives labels in batch.",
-	OpenWorld:    true,
-	InputSchema:  postFromObjectTypeToLabelsBatchArchiveInputSchema,
-	StrictSchema: postFromObjectTypeToLabelsBatchArchiveStrictSchema,
-	Toolset:      "crm",
-	Writes:       true,
+	Name:        "post_from_object_type_to_labels_batch_archive",
+	Description: "Archives labels in batch.",
+	OpenWorld:   true,
+	InputSchema: postFromObjectTypeToLabelsBatchArchiveInputSchema,
+	Toolset:     "crm",
+	Writes:      true,
 }
 
 // postFromObjectTypeToLabelsBatchArchive calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/archive.
@@ -49,13 +48,12 @@ func postFromObjectTypeToLabelsBatchArchive(c *mcpkit.Call) *mcp.CallToolResult 
 
 // postFromObjectTypeToLabelsBatchCreateTool is POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create (operationId post-/crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create).
 var postFromObjectTypeToLabelsBatchCreateTool = &mcpkit.Tool{
-	Name:         "post_from_object_type_to_labels_batch_create",
-	Description:  "Creates labels in batch.",
-	OpenWorld:    true,
-	InputSchema:  postFromObjectTypeToLabelsBatchCreateInputSchema,
-	StrictSchema: postFromObjectTypeToLabelsBatchCreateStrictSchema,
-	Toolset:      "crm",
-	Writes:       true,
+	Name:        "post_from_object_type_to_labels_batch_create",
+	Description: "Creates labels in batch.",
+	OpenWorld:   true,
+	InputSchema: postFromObjectTypeToLabelsBatchCreateInputSchema,
+	Toolset:     "crm",
+	Writes:      true,
 }
 
 // postFromObjectTypeToLabelsBatchCreate calls POST /crm/v3/objects/2026-09-beta/associations/{fromObjectType}/{toObjectType}/labels/batch/create.

@@ -48,36 +48,8 @@ const getWatchNsPodsLabelSelectorFieldSelectorInputSchema = `{
 	"type": "object"
 }`
 
-// getWatchNsPodsLabelSelectorFieldSelectorStrictSchema is the listed inputSchema (strict form) of get_watch_ns_pods_label_selector_field_selector.
-const getWatchNsPodsLabelSelectorFieldSelectorStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"namespace": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"namespace"
-	],
-	"type": "object"
-}`
-
 // getWatchNsPodsLabelSelectorFieldSelector2InputSchema is the inputSchema of get_watch_ns_pods_label_selector_field_selector_2.
 const getWatchNsPodsLabelSelectorFieldSelector2InputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"namespace": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"namespace"
-	],
-	"type": "object"
-}`
-
-// getWatchNsPodsLabelSelectorFieldSelector2StrictSchema is the listed inputSchema (strict form) of get_watch_ns_pods_label_selector_field_selector_2.
-const getWatchNsPodsLabelSelectorFieldSelector2StrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"namespace": {
@@ -104,36 +76,8 @@ const createAutoscalingV1NsHorizontalPodAutoscalerInputSchema = `{
 	"type": "object"
 }`
 
-// createAutoscalingV1NsHorizontalPodAutoscalerStrictSchema is the listed inputSchema (strict form) of create_autoscaling_v1_ns_horizontal_pod_autoscaler.
-const createAutoscalingV1NsHorizontalPodAutoscalerStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"namespace": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"namespace"
-	],
-	"type": "object"
-}`
-
 // createAutoscalingV2NsHorizontalPodAutoscalerInputSchema is the inputSchema of create_autoscaling_v2_ns_horizontal_pod_autoscaler.
 const createAutoscalingV2NsHorizontalPodAutoscalerInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"namespace": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"namespace"
-	],
-	"type": "object"
-}`
-
-// createAutoscalingV2NsHorizontalPodAutoscalerStrictSchema is the listed inputSchema (strict form) of create_autoscaling_v2_ns_horizontal_pod_autoscaler.
-const createAutoscalingV2NsHorizontalPodAutoscalerStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"namespace": {
@@ -164,24 +108,6 @@ const replaceNsHorizontalPodAutoscalerStatusInputSchema = `{
 	"type": "object"
 }`
 
-// replaceNsHorizontalPodAutoscalerStatusStrictSchema is the listed inputSchema (strict form) of replace_ns_horizontal_pod_autoscaler_status.
-const replaceNsHorizontalPodAutoscalerStatusStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"name": {
-			"type": "string"
-		},
-		"namespace": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"name",
-		"namespace"
-	],
-	"type": "object"
-}`
-
 // createV2beta2NsHorizontalPodAutoscalerInputSchema is the inputSchema of create_v2beta2_ns_horizontal_pod_autoscaler.
 const createV2beta2NsHorizontalPodAutoscalerInputSchema = `{
 	"additionalProperties": false,
@@ -196,36 +122,8 @@ const createV2beta2NsHorizontalPodAutoscalerInputSchema = `{
 	"type": "object"
 }`
 
-// createV2beta2NsHorizontalPodAutoscalerStrictSchema is the listed inputSchema (strict form) of create_v2beta2_ns_horizontal_pod_autoscaler.
-const createV2beta2NsHorizontalPodAutoscalerStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"namespace": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"namespace"
-	],
-	"type": "object"
-}`
-
 // patchCertsCertificateSigningRequestApprovalInputSchema is the inputSchema of patch_certs_certificate_signing_request_approval.
 const patchCertsCertificateSigningRequestApprovalInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"name": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"name"
-	],
-	"type": "object"
-}`
-
-// patchCertsCertificateSigningRequestApprovalStrictSchema is the listed inputSchema (strict form) of patch_certs_certificate_signing_request_approval.
-const patchCertsCertificateSigningRequestApprovalStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"name": {

@@ -48,13 +48,12 @@ func listPods(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getWatchNsPodsLabelSelectorFieldSelectorTool is GET /api/v1/watch/namespaces/{namespace}/pods/with-label-selector-and-field-selector.
 var getWatchNsPodsLabelSelectorFieldSelectorTool = &mcpkit.Tool{
-	Name:         "get_watch_ns_pods_label_selector_field_selector",
-	Description:  "Watches pods; no operationId.",
-	ReadOnly:     true,
-	OpenWorld:    true,
-	InputSchema:  getWatchNsPodsLabelSelectorFieldSelectorInputSchema,
-	StrictSchema: getWatchNsPodsLabelSelectorFieldSelectorStrictSchema,
-	Toolset:      "watch",
+	Name:        "get_watch_ns_pods_label_selector_field_selector",
+	Description: "Watches pods; no operationId.",
+	ReadOnly:    true,
+	OpenWorld:   true,
+	InputSchema: getWatchNsPodsLabelSelectorFieldSelectorInputSchema,
+	Toolset:     "watch",
 }
 
 // getWatchNsPodsLabelSelectorFieldSelector calls GET /api/v1/watch/namespaces/{namespace}/pods/with-label-selector-and-field-selector.
@@ -66,13 +65,12 @@ func getWatchNsPodsLabelSelectorFieldSelector(c *mcpkit.Call) *mcp.CallToolResul
 
 // getWatchNsPodsLabelSelectorFieldSelector2Tool is GET /api/v1/watch/namespaces/{namespace}/pods/with_label_selector_and_field_selector.
 var getWatchNsPodsLabelSelectorFieldSelector2Tool = &mcpkit.Tool{
-	Name:         "get_watch_ns_pods_label_selector_field_selector_2",
-	Description:  "Watches pods; no operationId, a path that reads as the one above.",
-	ReadOnly:     true,
-	OpenWorld:    true,
-	InputSchema:  getWatchNsPodsLabelSelectorFieldSelector2InputSchema,
-	StrictSchema: getWatchNsPodsLabelSelectorFieldSelector2StrictSchema,
-	Toolset:      "watch",
+	Name:        "get_watch_ns_pods_label_selector_field_selector_2",
+	Description: "Watches pods; no operationId, a path that reads as the one above.",
+	ReadOnly:    true,
+	OpenWorld:   true,
+	InputSchema: getWatchNsPodsLabelSelectorFieldSelector2InputSchema,
+	Toolset:     "watch",
 }
 
 // getWatchNsPodsLabelSelectorFieldSelector2 calls GET /api/v1/watch/namespaces/{namespace}/pods/with_label_selector_and_field_selector.
@@ -84,13 +82,12 @@ func getWatchNsPodsLabelSelectorFieldSelector2(c *mcpkit.Call) *mcp.CallToolResu
 
 // createAutoscalingV1NsHorizontalPodAutoscalerTool is POST /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers (operationId createAutoscalingV1NamespacedHorizontalPodAutoscaler).
 var createAutoscalingV1NsHorizontalPodAutoscalerTool = &mcpkit.Tool{
-	Name:         "create_autoscaling_v1_ns_horizontal_pod_autoscaler",
-	Description:  "Calls POST /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers.",
-	OpenWorld:    true,
-	InputSchema:  createAutoscalingV1NsHorizontalPodAutoscalerInputSchema,
-	StrictSchema: createAutoscalingV1NsHorizontalPodAutoscalerStrictSchema,
-	Toolset:      "autoscaling",
-	Writes:       true,
+	Name:        "create_autoscaling_v1_ns_horizontal_pod_autoscaler",
+	Description: "Calls POST /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers.",
+	OpenWorld:   true,
+	InputSchema: createAutoscalingV1NsHorizontalPodAutoscalerInputSchema,
+	Toolset:     "autoscaling",
+	Writes:      true,
 }
 
 // createAutoscalingV1NsHorizontalPodAutoscaler calls POST /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers.
@@ -102,13 +99,12 @@ func createAutoscalingV1NsHorizontalPodAutoscaler(c *mcpkit.Call) *mcp.CallToolR
 
 // createAutoscalingV2NsHorizontalPodAutoscalerTool is POST /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers (operationId createAutoscalingV2NamespacedHorizontalPodAutoscaler).
 var createAutoscalingV2NsHorizontalPodAutoscalerTool = &mcpkit.Tool{
-	Name:         "create_autoscaling_v2_ns_horizontal_pod_autoscaler",
-	Description:  "Calls POST /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers.",
-	OpenWorld:    true,
-	InputSchema:  createAutoscalingV2NsHorizontalPodAutoscalerInputSchema,
-	StrictSchema: createAutoscalingV2NsHorizontalPodAutoscalerStrictSchema,
-	Toolset:      "autoscaling",
-	Writes:       true,
+	Name:        "create_autoscaling_v2_ns_horizontal_pod_autoscaler",
+	Description: "Calls POST /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers.",
+	OpenWorld:   true,
+	InputSchema: createAutoscalingV2NsHorizontalPodAutoscalerInputSchema,
+	Toolset:     "autoscaling",
+	Writes:      true,
 }
 
 // createAutoscalingV2NsHorizontalPodAutoscaler calls POST /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers.
@@ -120,14 +116,13 @@ func createAutoscalingV2NsHorizontalPodAutoscaler(c *mcpkit.Call) *mcp.CallToolR
 
 // replaceNsHorizontalPodAutoscalerStatusTool is PUT /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}/status (operationId replaceAutoscalingV2NamespacedHorizontalPodAutoscalerStatus).
 var replaceNsHorizontalPodAutoscalerStatusTool = &mcpkit.Tool{
-	Name:         "replace_ns_horizontal_pod_autoscaler_status",
-	Description:  "Calls PUT /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}/status.",
-	Idempotent:   true,
-	OpenWorld:    true,
-	InputSchema:  replaceNsHorizontalPodAutoscalerStatusInputSchema,
-	StrictSchema: replaceNsHorizontalPodAutoscalerStatusStrictSchema,
-	Toolset:      "autoscaling",
-	Writes:       true,
+	Name:        "replace_ns_horizontal_pod_autoscaler_status",
+	Description: "Calls PUT /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}/status.",
+	Idempotent:  true,
+	OpenWorld:   true,
+	InputSchema: replaceNsHorizontalPodAutoscalerStatusInputSchema,
+	Toolset:     "autoscaling",
+	Writes:      true,
 }
 
 // replaceNsHorizontalPodAutoscalerStatus calls PUT /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}/status.
@@ -140,13 +135,12 @@ func replaceNsHorizontalPodAutoscalerStatus(c *mcpkit.Call) *mcp.CallToolResult 
 
 // createV2beta2NsHorizontalPodAutoscalerTool is POST /apis/autoscaling/v2beta2/namespaces/{namespace}/horizontalpodautoscalers (operationId createAutoscalingV2beta2NamespacedHorizontalPodAutoscaler).
 var createV2beta2NsHorizontalPodAutoscalerTool = &mcpkit.Tool{
-	Name:         "create_v2beta2_ns_horizontal_pod_autoscaler",
-	Description:  "Calls POST /apis/autoscaling/v2beta2/namespaces/{namespace}/horizontalpodautoscalers.",
-	OpenWorld:    true,
-	InputSchema:  createV2beta2NsHorizontalPodAutoscalerInputSchema,
-	StrictSchema: createV2beta2NsHorizontalPodAutoscalerStrictSchema,
-	Toolset:      "autoscaling",
-	Writes:       true,
+	Name:        "create_v2beta2_ns_horizontal_pod_autoscaler",
+	Description: "Calls POST /apis/autoscaling/v2beta2/namespaces/{namespace}/horizontalpodautoscalers.",
+	OpenWorld:   true,
+	InputSchema: createV2beta2NsHorizontalPodAutoscalerInputSchema,
+	Toolset:     "autoscaling",
+	Writes:      true,
 }
 
 // createV2beta2NsHorizontalPodAutoscaler calls POST /apis/autoscaling/v2beta2/namespaces/{namespace}/horizontalpodautoscalers.
@@ -158,13 +152,12 @@ func createV2beta2NsHorizontalPodAutoscaler(c *mcpkit.Call) *mcp.CallToolResult 
 
 // patchCertsCertificateSigningRequestApprovalTool is PATCH /apis/certificates/v1/certificatesigningrequests/{name}/approval (operationId patchCertificatesV1CertificateSigningRequestApproval).
 var patchCertsCertificateSigningRequestApprovalTool = &mcpkit.Tool{
-	Name:         "patch_certs_certificate_signing_request_approval",
-	Description:  "Calls PATCH /apis/certificates/v1/certificatesigningrequests/{name}/approval.",
-	OpenWorld:    true,
-	InputSchema:  patchCertsCertificateSigningRequestApprovalInputSchema,
-	StrictSchema: patchCertsCertificateSigningRequestApprovalStrictSchema,
-	Toolset:      "certificates",
-	Writes:       true,
+	Name:        "patch_certs_certificate_signing_request_approval",
+	Description: "Calls PATCH /apis/certificates/v1/certificatesigningrequests/{name}/approval.",
+	OpenWorld:   true,
+	InputSchema: patchCertsCertificateSigningRequestApprovalInputSchema,
+	Toolset:     "certificates",
+	Writes:      true,
 }
 
 // patchCertsCertificateSigningRequestApproval calls PATCH /apis/certificates/v1/certificatesigningrequests/{name}/approval.

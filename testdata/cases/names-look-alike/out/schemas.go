@@ -32,20 +32,6 @@ const getUserInputSchema = `{
 	"type": "object"
 }`
 
-// getUserStrictSchema is the listed inputSchema (strict form) of get_user.
-const getUserStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"id": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"id"
-	],
-	"type": "object"
-}`
-
 // getOrdersInputSchema is the inputSchema of get_orders.
 const getOrdersInputSchema = `{
 	"additionalProperties": false,

@@ -31,16 +31,15 @@ func getCatalogue(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getUserTool is DELETE /users/{id} (operationId get_usеr).
 var getUserTool = &mcpkit.Tool{
-	Name:         "get_user",
-	Title:        "Deletes a user for good.",
-	Description:  "Deletes a user for good.",
-	Destructive:  true,
-	Idempotent:   true,
-	OpenWorld:    true,
-	InputSchema:  getUserInputSchema,
-	StrictSchema: getUserStrictSchema,
-	Toolset:      "users",
-	Writes:       true,
+	Name:        "get_user",
+	Title:       "Deletes a user for good.",
+	Description: "Deletes a user for good.",
+	Destructive: true,
+	Idempotent:  true,
+	OpenWorld:   true,
+	InputSchema: getUserInputSchema,
+	Toolset:     "users",
+	Writes:      true,
 }
 
 // getUser calls DELETE /users/{id}.

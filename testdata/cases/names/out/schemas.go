@@ -137,20 +137,6 @@ const postUsersUserIdOrdersInputSchema = `{
 	"type": "object"
 }`
 
-// postUsersUserIdOrdersStrictSchema is the listed inputSchema (strict form) of post_users_user_id_orders.
-const postUsersUserIdOrdersStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"userId": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"userId"
-	],
-	"type": "object"
-}`
-
 // getV1ItemsJsonInputSchema is the inputSchema of get_v1_items_json.
 const getV1ItemsJsonInputSchema = `{
 	"additionalProperties": false,

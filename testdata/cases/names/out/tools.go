@@ -149,13 +149,12 @@ func op2faVerify(c *mcpkit.Call) *mcp.CallToolResult {
 
 // postUsersUserIdOrdersTool is POST /users/{userId}/orders.
 var postUsersUserIdOrdersTool = &mcpkit.Tool{
-	Name:         "post_users_user_id_orders",
-	Description:  "Calls POST /users/{userId}/orders.",
-	OpenWorld:    true,
-	InputSchema:  postUsersUserIdOrdersInputSchema,
-	StrictSchema: postUsersUserIdOrdersStrictSchema,
-	Toolset:      "users",
-	Writes:       true,
+	Name:        "post_users_user_id_orders",
+	Description: "Calls POST /users/{userId}/orders.",
+	OpenWorld:   true,
+	InputSchema: postUsersUserIdOrdersInputSchema,
+	Toolset:     "users",
+	Writes:      true,
 }
 
 // postUsersUserIdOrders calls POST /users/{userId}/orders.

@@ -127,7 +127,6 @@ const createWidgetStrictSchema = `{
 					"$ref": "#/$defs/Ref"
 				},
 				{
-					"description": "",
 					"type": "null"
 				}
 			]

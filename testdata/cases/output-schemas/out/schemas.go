@@ -216,12 +216,6 @@ const createOrderInputSchema = `{
 
 // createOrderStrictSchema is the listed inputSchema (strict form) of create_order.
 const createOrderStrictSchema = `{
-	"$defs": {
-		"Item": {
-			"description": "An object with fields quantity, sku, as JSON text.",
-			"type": "string"
-		}
-	},
 	"additionalProperties": false,
 	"properties": {
 		"id": {
@@ -230,24 +224,17 @@ const createOrderStrictSchema = `{
 		},
 		"items": {
 			"items": {
-				"$ref": "#/$defs/Item"
+				"description": "JSON object with fields quantity, sku.",
+				"type": "string"
 			},
 			"minItems": 1,
 			"type": "array"
 		},
 		"payment": {
-			"anyOf": [
-				{
-					"description": "An object with fields card, as JSON text.",
-					"type": "string"
-				},
-				{
-					"description": "An object with fields iban, as JSON text.",
-					"type": "string"
-				},
-				{
-					"type": "null"
-				}
+			"description": "JSON object with fields card. JSON object with fields iban.",
+			"type": [
+				"string",
+				"null"
 			]
 		},
 		"placed_at": {
@@ -405,20 +392,6 @@ const countOrdersOutputSchema = `{
 
 // getOrderInputSchema is the inputSchema of get_order.
 const getOrderInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"id": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"id"
-	],
-	"type": "object"
-}`
-
-// getOrderStrictSchema is the listed inputSchema (strict form) of get_order.
-const getOrderStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"id": {

@@ -38,7 +38,7 @@ var createOrderTool = &mcpkit.Tool{
 	InputSchema:  createOrderInputSchema,
 	OutputSchema: createOrderOutputSchema,
 	StrictSchema: createOrderStrictSchema,
-	StrictPlan:   `{"o":["payment","placed_at"],"p":{"items":{"i":{"r":"Item"}},"payment":{"a":[{"j":true},{"j":true}]}},"d":{"Item":{"j":true}}}`,
+	StrictPlan:   `{"o":["payment","placed_at"],"p":{"items":{"i":{"j":true}},"payment":{"a":[{"j":true},{"j":true}]}}}`,
 	Toolset:      "orders",
 	Writes:       true,
 }
@@ -83,7 +83,6 @@ var getOrderTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getOrderInputSchema,
 	OutputSchema: getOrderOutputSchema,
-	StrictSchema: getOrderStrictSchema,
 	Toolset:      "orders",
 }
 

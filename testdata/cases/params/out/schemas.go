@@ -147,7 +147,7 @@ const updateRepoStrictSchema = `{
 			]
 		},
 		"filter": {
-			"description": "An object with fields archived, as JSON text.",
+			"description": "JSON object with fields archived.",
 			"type": [
 				"string",
 				"null"
@@ -185,7 +185,7 @@ const updateRepoStrictSchema = `{
 			]
 		},
 		"where": {
-			"description": "A JSON object, as JSON text.",
+			"description": "JSON object.",
 			"type": [
 				"string",
 				"null"

@@ -33,21 +33,6 @@ const getExportInputSchema = `{
 	"type": "object"
 }`
 
-// getExportStrictSchema is the listed inputSchema (strict form) of get_export.
-const getExportStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"job_identifier": {
-			"description": "The job's id, as createExport returned it.",
-			"type": "string"
-		}
-	},
-	"required": [
-		"job_identifier"
-	],
-	"type": "object"
-}`
-
 // getExportOutputSchema is the outputSchema of get_export.
 const getExportOutputSchema = `{
 	"properties": {
@@ -63,21 +48,6 @@ const getExportOutputSchema = `{
 
 // getFileContentInputSchema is the inputSchema of get_file_content.
 const getFileContentInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"file_id": {
-			"description": "(The API description does not declare this path parameter.)",
-			"type": "string"
-		}
-	},
-	"required": [
-		"file_id"
-	],
-	"type": "object"
-}`
-
-// getFileContentStrictSchema is the listed inputSchema (strict form) of get_file_content.
-const getFileContentStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"file_id": {

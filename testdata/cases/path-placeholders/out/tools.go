@@ -36,7 +36,6 @@ var getExportTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getExportInputSchema,
 	OutputSchema: getExportOutputSchema,
-	StrictSchema: getExportStrictSchema,
 	Toolset:      "export",
 }
 
@@ -49,13 +48,12 @@ func getExport(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getFileContentTool is GET /files/{file_id}/content (operationId getFileContent).
 var getFileContentTool = &mcpkit.Tool{
-	Name:         "get_file_content",
-	Description:  "The file's bytes.",
-	ReadOnly:     true,
-	OpenWorld:    true,
-	InputSchema:  getFileContentInputSchema,
-	StrictSchema: getFileContentStrictSchema,
-	Toolset:      "files",
+	Name:        "get_file_content",
+	Description: "The file's bytes.",
+	ReadOnly:    true,
+	OpenWorld:   true,
+	InputSchema: getFileContentInputSchema,
+	Toolset:     "files",
 }
 
 // getFileContent calls GET /files/{file_id}/content.

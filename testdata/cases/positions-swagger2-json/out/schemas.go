@@ -104,17 +104,3 @@ const getThingByNameInputSchema = `{
 	],
 	"type": "object"
 }`
-
-// getThingByNameStrictSchema is the listed inputSchema (strict form) of get_thing_by_name.
-const getThingByNameStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"name": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"name"
-	],
-	"type": "object"
-}`

@@ -38,13 +38,12 @@ func replaceThingsKeptAccountCaller(c *mcpkit.Call) *mcp.CallToolResult {
 
 // getThingByNameTool is GET /things/{name} (operationId getThingByName).
 var getThingByNameTool = &mcpkit.Tool{
-	Name:         "get_thing_by_name",
-	Description:  "Calls GET /things/{name}.",
-	ReadOnly:     true,
-	OpenWorld:    true,
-	InputSchema:  getThingByNameInputSchema,
-	StrictSchema: getThingByNameStrictSchema,
-	Toolset:      "things",
+	Name:        "get_thing_by_name",
+	Description: "Calls GET /things/{name}.",
+	ReadOnly:    true,
+	OpenWorld:   true,
+	InputSchema: getThingByNameInputSchema,
+	Toolset:     "things",
 }
 
 // getThingByName calls GET /things/{name}.

@@ -118,24 +118,15 @@ const addNoteInputSchema = `{
 
 // addNoteStrictSchema is the listed inputSchema (strict form) of add_note.
 const addNoteStrictSchema = `{
-	"$defs": {
-		"note": {
-			"type": "boolean"
-		}
-	},
 	"additionalProperties": false,
 	"properties": {
 		"box_id": {
 			"type": "string"
 		},
 		"note": {
-			"anyOf": [
-				{
-					"$ref": "#/$defs/note"
-				},
-				{
-					"type": "null"
-				}
+			"type": [
+				"boolean",
+				"null"
 			]
 		},
 		"page_size": {

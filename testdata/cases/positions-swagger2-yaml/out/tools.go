@@ -44,7 +44,7 @@ var addNoteTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  addNoteInputSchema,
 	StrictSchema: addNoteStrictSchema,
-	StrictPlan:   `{"o":["note","page_size","pinned"],"p":{"note":{"r":"note"}}}`,
+	StrictPlan:   `{"o":["note","page_size","pinned"]}`,
 	Toolset:      "boxes",
 	Writes:       true,
 }

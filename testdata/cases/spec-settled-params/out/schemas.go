@@ -17,20 +17,6 @@ const getChatInputSchema = `{
 	"type": "object"
 }`
 
-// getChatStrictSchema is the listed inputSchema (strict form) of get_chat.
-const getChatStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"channel": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"channel"
-	],
-	"type": "object"
-}`
-
 // postMessageInputSchema is the inputSchema of post_message.
 const postMessageInputSchema = `{
 	"additionalProperties": false,
@@ -45,36 +31,8 @@ const postMessageInputSchema = `{
 	"type": "object"
 }`
 
-// postMessageStrictSchema is the listed inputSchema (strict form) of post_message.
-const postMessageStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"text": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"text"
-	],
-	"type": "object"
-}`
-
 // searchInputSchema is the inputSchema of search.
 const searchInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"q": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"q"
-	],
-	"type": "object"
-}`
-
-// searchStrictSchema is the listed inputSchema (strict form) of search.
-const searchStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"q": {

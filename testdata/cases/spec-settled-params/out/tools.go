@@ -13,14 +13,13 @@ import (
 
 // getChatTool is GET /chat (operationId getChat).
 var getChatTool = &mcpkit.Tool{
-	Name:         "get_chat",
-	Description:  "Reads a chat.",
-	ReadOnly:     true,
-	OpenWorld:    true,
-	InputSchema:  getChatInputSchema,
-	StrictSchema: getChatStrictSchema,
-	Security:     [][]string{{"bearer"}},
-	Toolset:      "chat",
+	Name:        "get_chat",
+	Description: "Reads a chat.",
+	ReadOnly:    true,
+	OpenWorld:   true,
+	InputSchema: getChatInputSchema,
+	Security:    [][]string{{"bearer"}},
+	Toolset:     "chat",
 }
 
 // getChat calls GET /chat.
@@ -33,14 +32,13 @@ func getChat(c *mcpkit.Call) *mcp.CallToolResult {
 
 // postMessageTool is POST /messages (operationId postMessage).
 var postMessageTool = &mcpkit.Tool{
-	Name:         "post_message",
-	Description:  "Posts a message.",
-	OpenWorld:    true,
-	InputSchema:  postMessageInputSchema,
-	StrictSchema: postMessageStrictSchema,
-	Security:     [][]string{{"queryToken"}},
-	Toolset:      "messages",
-	Writes:       true,
+	Name:        "post_message",
+	Description: "Posts a message.",
+	OpenWorld:   true,
+	InputSchema: postMessageInputSchema,
+	Security:    [][]string{{"queryToken"}},
+	Toolset:     "messages",
+	Writes:      true,
 }
 
 // postMessage calls POST /messages.
@@ -54,14 +52,13 @@ func postMessage(c *mcpkit.Call) *mcp.CallToolResult {
 
 // searchTool is GET /search (operationId search).
 var searchTool = &mcpkit.Tool{
-	Name:         "search",
-	Description:  "Finds messages.",
-	ReadOnly:     true,
-	OpenWorld:    true,
-	InputSchema:  searchInputSchema,
-	StrictSchema: searchStrictSchema,
-	Security:     [][]string{{"queryToken"}},
-	Toolset:      "search",
+	Name:        "search",
+	Description: "Finds messages.",
+	ReadOnly:    true,
+	OpenWorld:   true,
+	InputSchema: searchInputSchema,
+	Security:    [][]string{{"queryToken"}},
+	Toolset:     "search",
 }
 
 // search calls GET /search.
