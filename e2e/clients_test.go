@@ -559,5 +559,3 @@ func TestClientsCorpus(t *testing.T) {
 	t.Logf("corpus: %d tools; over Claude Code's limit %d, over Cursor's %d, mangled by Gemini CLI %d, lost %d, non-strict (OpenAI Agents SDK) %d, connection failures %d, failed calls %d",
 		totalTools, total.overClaude, total.overCursor, total.geminiMangled, total.geminiLost, total.notStrict, total.connect, total.callFailed)
 }
-
-
