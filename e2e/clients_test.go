@@ -504,8 +504,19 @@ func TestClientsShop(t *testing.T) {
 	}
 }
 
-// TestClientsCorpus runs every client on `tailor serve` of every spec of
-// the corpus, and calls a read-only tool through each. Names over a
+// compatSample are the corpus specs every client runs on; on the others
+// only the Vercel AI SDK with its OpenAI provider (the fastest client to
+// start: Gemini CLI's core takes seconds to load) connects, sends every
+// tool and calls one, and the name limits are checked. The largest specs
+// and the ones whose shapes differ most are sampled.
+var compatSample = map[string]bool{
+	"api-with-examples": true, "stripe": true, "kubernetes-v2": true, "rebilly-3.1": true,
+	"train-travel-3.1": true, "frigate-3.1": true, "sonarr-3.0": true, "moby-2.0": true,
+}
+
+// TestClientsCorpus runs the clients on `tailor serve` of every spec of
+// the corpus (all of them on compatSample), and calls a read-only tool
+// through each. Names over a
 // client's limit and non-strict tools are counted and logged per spec
 // (they fail the test with TAILOR_CLIENTS_ALL=1) until the naming budget
 // and the strict input-schema subset of issue 34 land; connection
@@ -543,7 +554,11 @@ func TestClientsCorpus(t *testing.T) {
 			}
 			tg := compatTarget{name: s.Pkg(), command: tailorBinary(t), args: append(serveArgs, "--"), env: targetEnv(gen.Curated, prefix, backend.URL),
 				tools: apiToolNames(gen.Curated), call: tool, callArgs: args}
-			f := checkClients(t, node, script, api, tg, compatClients, all, all)
+			clients := []string{"vercel-openai"}
+			if compatSample[s.Name] || os.Getenv("TAILOR_CLIENTS_EVERY") == "1" {
+				clients = compatClients
+			}
+			f := checkClients(t, node, script, api, tg, clients, all, all)
 			t.Logf("%s: %d tools; over Claude Code's limit %d, over Cursor's %d, mangled by Gemini CLI %d, lost %d, non-strict %d, connection failures %d, failed calls %d",
 				s.Name, len(tg.tools), f.overClaude, f.overCursor, f.geminiMangled, f.geminiLost, f.notStrict, f.connect, f.callFailed)
 			totalTools += len(tg.tools)
