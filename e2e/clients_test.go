@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/tailormcp/tailor/generator"
 	"github.com/tailormcp/tailor/internal/generate/ir"
+	"github.com/tailormcp/tailor/internal/generate/schema"
 	"github.com/tailormcp/tailor/internal/testkit"
 )
 
@@ -98,19 +100,33 @@ type sentTool struct {
 // recording is what one client sent the model API.
 type recording struct {
 	requests int
-	tools    []sentTool
-	result   string // the tool result the client gave back
+	tools    []sentTool // of the first request
+	results  []string   // the tool results in the latest request, in order
 }
 
+// modelCall is a tool call the scripted model makes: name is the name the
+// model sees.
+type modelCall struct {
+	name string
+	args map[string]any
+}
+
+// modelScript plays the model: given the client, the turn (1 for the
+// first request), the tools the client sent and the tool results it gave
+// back so far, the next call, or nil for a final text.
+type modelScript func(client string, turn int, tools []sentTool, results []string) *modelCall
+
 // modelAPI is the loopback model API: per client (the first path
-// segment) it records the tools of the first request and answers it with a
-// call of the tool named in the x-tailor-call header, with args; the
-// request after the call gets a final text.
+// segment) it records the tools of the first request and the tool results
+// of the others, and answers as its script says. The default script calls
+// the tool named in the x-tailor-call header once, with the round's
+// arguments.
 type modelAPI struct {
 	*httptest.Server
-	mu   sync.Mutex
-	args map[string]any
-	recs map[string]*recording
+	mu     sync.Mutex
+	args   map[string]any
+	script modelScript
+	recs   map[string]*recording
 }
 
 func newModelAPI(t *testing.T) *modelAPI {
@@ -120,11 +136,11 @@ func newModelAPI(t *testing.T) *modelAPI {
 	return m
 }
 
-// reset starts a new round: the arguments of the next calls.
-func (m *modelAPI) reset(args map[string]any) {
+// reset starts a new round: the arguments of the next calls, or a script.
+func (m *modelAPI) reset(args map[string]any, script modelScript) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.args, m.recs = args, map[string]*recording{}
+	m.args, m.script, m.recs = args, script, map[string]*recording{}
 }
 
 func (m *modelAPI) recording(client string) *recording {
@@ -139,8 +155,7 @@ func (m *modelAPI) recording(client string) *recording {
 func (m *modelAPI) serve(w http.ResponseWriter, r *http.Request) {
 	client, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	body, _ := io.ReadAll(r.Body)
-	var req map[string]any
-	if err := json.Unmarshal(body, &req); err != nil {
+	if !json.Valid(body) {
 		http.Error(w, "not JSON", http.StatusBadRequest)
 		return
 	}
@@ -151,31 +166,36 @@ func (m *modelAPI) serve(w http.ResponseWriter, r *http.Request) {
 		m.recs[client] = rec
 	}
 	rec.requests++
-	first := rec.requests == 1
-	if first {
+	if rec.requests == 1 {
 		rec.tools = toolsOf(body)
-	} else {
-		rec.result = toolResultOf(body)
 	}
-	args := m.args
+	rec.results = toolResultsOf(body)
+	turn, tools, results := rec.requests, rec.tools, rec.results
+	script, args := m.script, m.args
 	m.mu.Unlock()
-	call := r.Header.Get("x-tailor-call")
-	if client == "gemini-cli" && args != nil {
-		// Gemini CLI offers every tool this argument; a model sets it.
-		args = withArg(args, "wait_for_previous", true)
+	var call *modelCall
+	if script != nil {
+		call = script(client, turn, tools, results)
+	} else if name := r.Header.Get("x-tailor-call"); name != "" && turn == 1 {
+		call = &modelCall{name: name, args: args}
+	}
+	var rawArgs []byte
+	if call != nil {
+		a := call.args
+		if client == "gemini-cli" {
+			// Gemini CLI offers every tool this argument; a model sets it.
+			a = withArg(a, "wait_for_previous", true)
+		}
+		rawArgs, _ = json.Marshal(strictArgs(schemaOf(tools, call.name), a))
 	}
 	w.Header().Set("Content-Type", "application/json")
-	rawArgs, _ := json.Marshal(args)
-	if args == nil {
-		rawArgs = []byte("{}")
-	}
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		msg := map[string]any{"role": "assistant", "content": "done"}
 		finish := "stop"
-		if first && call != "" {
+		if call != nil {
 			msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
-				"id": "call_1", "type": "function", "function": map[string]any{"name": call, "arguments": string(rawArgs)}}}}
+				"id": fmt.Sprintf("call_%d", turn), "type": "function", "function": map[string]any{"name": call.name, "arguments": string(rawArgs)}}}}
 			finish = "tool_calls"
 		}
 		json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-compat",
@@ -184,16 +204,16 @@ func (m *modelAPI) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(r.URL.Path, "/messages"):
 		content := []any{map[string]any{"type": "text", "text": "done"}}
 		stop := "end_turn"
-		if first && call != "" {
-			content = []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": call, "input": json.RawMessage(rawArgs)}}
+		if call != nil {
+			content = []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", turn), "name": call.name, "input": json.RawMessage(rawArgs)}}
 			stop = "tool_use"
 		}
 		json.NewEncoder(w).Encode(map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-compat",
 			"content": content, "stop_reason": stop, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}})
 	case strings.Contains(r.URL.Path, ":generateContent"):
 		parts := []any{map[string]any{"text": "done"}}
-		if first && call != "" {
-			parts = []any{map[string]any{"functionCall": map[string]any{"name": call, "args": json.RawMessage(rawArgs)}}}
+		if call != nil {
+			parts = []any{map[string]any{"functionCall": map[string]any{"name": call.name, "args": json.RawMessage(rawArgs)}}}
 		}
 		json.NewEncoder(w).Encode(map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
 			"usageMetadata": map[string]any{"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}})
@@ -208,6 +228,68 @@ func withArg(args map[string]any, k string, v any) map[string]any {
 		out[a] = x
 	}
 	return out
+}
+
+func schemaOf(tools []sentTool, name string) json.RawMessage {
+	for _, st := range tools {
+		if st.Name == name {
+			return st.Schema
+		}
+	}
+	return nil
+}
+
+// strictArgs is args as a model bound to schema writes them: every
+// required property the call leaves out that may be null, as null (a
+// strict schema requires every property and makes the optional ones
+// nullable).
+func strictArgs(schema json.RawMessage, args map[string]any) map[string]any {
+	var s struct {
+		Properties map[string]map[string]any `json:"properties"`
+		Required   []string                  `json:"required"`
+	}
+	out := map[string]any{}
+	for k, v := range args {
+		out[k] = v
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return out
+	}
+	for _, name := range s.Required {
+		if _, given := out[name]; !given && nullable(s.Properties[name]) {
+			out[name] = nil
+		}
+	}
+	return out
+}
+
+// nullable reports whether a property's schema, in any of the APIs'
+// dialects, admits null.
+func nullable(p map[string]any) bool {
+	if n, _ := p["nullable"].(bool); n {
+		return true
+	}
+	switch ty := p["type"].(type) {
+	case string:
+		if strings.EqualFold(ty, "null") {
+			return true
+		}
+	case []any:
+		for _, x := range ty {
+			if s, _ := x.(string); strings.EqualFold(s, "null") {
+				return true
+			}
+		}
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		alts, _ := p[k].([]any)
+		for _, a := range alts {
+			if m, ok := a.(map[string]any); ok && nullable(m) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // toolsOf reads the tools of a model request in any of the three APIs'
@@ -251,8 +333,9 @@ func toolsOf(body []byte) []sentTool {
 	return out
 }
 
-// toolResultOf finds the tool result in the request that follows a call.
-func toolResultOf(body []byte) string {
+// toolResultsOf lists the tool results a model request gives back, in
+// conversation order, as the model reads them.
+func toolResultsOf(body []byte) []string {
 	var req struct {
 		Messages []struct {
 			Role    string          `json:"role"`
@@ -265,43 +348,100 @@ func toolResultOf(body []byte) string {
 		} `json:"contents"`
 	}
 	json.Unmarshal(body, &req)
+	var out []string
 	for _, m := range req.Messages {
 		if m.Role == "tool" || bytes.Contains(m.Content, []byte(`"tool_result"`)) {
-			return string(m.Content)
+			out = append(out, modelText(m.Content))
 		}
 	}
 	for _, c := range req.Contents {
 		for _, p := range c.Parts {
 			if p.FunctionResponse != nil {
-				return string(p.FunctionResponse)
+				out = append(out, modelText(p.FunctionResponse))
 			}
 		}
 	}
-	return ""
+	return out
+}
+
+// modelText is a JSON value with its strings' escapes undone, so that
+// assertions read the text the model reads.
+func modelText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		// A client that hands its model the result as JSON text.
+		if t := strings.TrimSpace(s); !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") || !json.Valid([]byte(t)) {
+			return s
+		}
+		raw = json.RawMessage(s)
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			b.WriteString(x)
+			b.WriteString("\n")
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k])
+			}
+		}
+	}
+	walk(v)
+	return b.String()
 }
 
 // clientRun is compat.mjs's line for one client.
 type clientRun struct {
-	Client string            `json:"client"`
-	Names  map[string]string `json:"names"`
-	Called string            `json:"called"`
-	Result string            `json:"result"`
-	Final  string            `json:"final"`
-	Error  string            `json:"error"`
-	MS     int               `json:"ms"`
+	Client    string            `json:"client"`
+	Names     map[string]string `json:"names"`
+	Calls     []clientCall      `json:"calls"`
+	Questions []string          `json:"questions"`
+	Final     string            `json:"final"`
+	Error     string            `json:"error"`
+	MS        int               `json:"ms"`
 }
 
-// runClients runs compat.mjs on one server for the given clients.
-func runClients(t *testing.T, node, script string, api *modelAPI, serverName, command string, args, env []string, call string, clients []string) []clientRun {
+// clientCall is one tool call through the client: the MCP or model-facing
+// name, and the result as the client hands it to its model.
+type clientCall struct {
+	Name   string `json:"name"`
+	Result string `json:"result"`
+}
+
+// compatRun is one run of compat.mjs: its clients, the model turns each
+// may take, and how they answer the server's elicitations.
+type compatRun struct {
+	clients []string
+	steps   int
+	elicit  string
+}
+
+// runClients runs compat.mjs on one server.
+func runClients(t *testing.T, node, script string, api *modelAPI, tg compatTarget, call string, run compatRun) []clientRun {
 	t.Helper()
 	envMap := map[string]string{"PATH": os.Getenv("PATH"), "HOME": t.TempDir()}
-	for _, kv := range env {
+	for _, kv := range tg.env {
 		k, v, _ := strings.Cut(kv, "=")
 		envMap[k] = v
 	}
 	cfg, _ := json.Marshal(map[string]any{
-		"server":     map[string]any{"command": command, "args": append([]string{}, args...), "env": envMap},
-		"serverName": serverName, "modelURL": api.URL, "clients": clients, "call": call,
+		"server":     map[string]any{"command": tg.command, "args": append([]string{}, tg.args...), "env": envMap},
+		"serverName": tg.name, "modelURL": api.URL, "clients": run.clients, "call": call, "steps": run.steps, "elicit": run.elicit,
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -325,8 +465,8 @@ func runClients(t *testing.T, node, script string, api *modelAPI, serverName, co
 			runs = append(runs, r)
 		}
 	}
-	if len(runs) != len(clients) {
-		t.Fatalf("compat.mjs reported %d of %d clients\nstdout:\n%s\nstderr:\n%s", len(runs), len(clients), lastLines(stdout.String(), 20), lastLines(stderr.String(), 40))
+	if len(runs) != len(run.clients) {
+		t.Fatalf("compat.mjs reported %d of %d clients\nstdout:\n%s\nstderr:\n%s", len(runs), len(run.clients), lastLines(stdout.String(), 20), lastLines(stderr.String(), 40))
 	}
 	return runs
 }
@@ -340,37 +480,74 @@ type compatTarget struct {
 	tools    []string // the MCP names tools/list must give
 	call     *ir.Tool // the tool called through each client, or nil
 	callArgs map[string]any
+	backend  *testkit.Backend // where the call goes
 }
 
 // compatFindings are one target's problems by kind, for the summary.
 type compatFindings struct {
-	overClaude, overCursor, geminiMangled, geminiLost, notStrict, connect, callFailed int
+	tools                                           int
+	overClaude, overCursor, geminiMangled, geminiLost int
+	notStrict, strictBreaks                         int
+	connect, missing, callFailed                    int
 }
 
-// checkClients runs every client on target and reports what breaks.
-// names and strict findings are errors when strictNames/strictSchemas.
-func checkClients(t *testing.T, node, script string, api *modelAPI, tg compatTarget, clients []string, strictNames, strictSchemas bool) compatFindings {
+func (f *compatFindings) add(g compatFindings) {
+	f.tools += g.tools
+	f.overClaude += g.overClaude
+	f.overCursor += g.overCursor
+	f.geminiMangled += g.geminiMangled
+	f.geminiLost += g.geminiLost
+	f.notStrict += g.notStrict
+	f.strictBreaks += g.strictBreaks
+	f.connect += g.connect
+	f.missing += g.missing
+	f.callFailed += g.callFailed
+}
+
+func (f compatFindings) String() string {
+	return fmt.Sprintf("%d tools; names over Claude Code's limit %d, over Cursor's %d, mangled by Gemini CLI %d, lost by Gemini CLI %d; strict fallbacks %d, strict rule breaks %d; connection failures %d, tools not sent %d, failed calls %d",
+		f.tools, f.overClaude, f.overCursor, f.geminiMangled, f.geminiLost, f.notStrict, f.strictBreaks, f.connect, f.missing, f.callFailed)
+}
+
+// nameLimitsHold turns the "names" subtests from a measurement (skipped,
+// with the counts) into assertions. Tool names on main do not fit every
+// client's limit yet: the naming pass of issue 34 (a budget for the
+// longest client prefix) brings them within; set this to true when it
+// lands.
+const nameLimitsHold = false
+
+// strictClients send tools to an API that takes them as strict, and the
+// schema the API then holds them to: OpenAI's, for the OpenAI Agents SDK
+// (convertSchemasToStrict) and the Vercel AI SDK's OpenAI provider (tools
+// marked strict); Anthropic's provider sends strict too, whose rules are
+// not checked here.
+var strictClients = map[string]bool{"openai-agents": true, "vercel-openai": true, "vercel-anthropic": true}
+
+// openAIRules are the clients whose strict tools OpenAI checks.
+var openAIRules = map[string]bool{"openai-agents": true, "vercel-openai": true}
+
+// checkClients runs the clients on target and asserts, per client: it
+// connects, every tool reaches its model, strict where the API takes
+// strict tools and within OpenAI's rules where OpenAI checks them, and
+// the call of target.call goes through the client's own call path to the
+// backend, which receives the request the tool makes, and the result
+// comes back to the model. Name limits are measured in the "names"
+// subtest (see nameLimitsHold).
+func checkClients(t *testing.T, node, script string, api *modelAPI, tg compatTarget, clients []string) compatFindings {
 	t.Helper()
-	var f compatFindings
-	// Claude Code and Cursor are not npm packages: their limits are
-	// counted on the names tools/list gives, with the server's key.
-	for _, n := range tg.tools {
-		if l := len("mcp__" + tg.name + "__" + n); l > claudeCodeLimit {
-			f.overClaude++
-			report(t, strictNames, "Claude Code: mcp__%s__%s is %d characters, over %d", tg.name, n, l, claudeCodeLimit)
-		}
-		if l := len(tg.name) + len(n); l > cursorLimit {
-			f.overCursor++
-			report(t, strictNames, "Cursor: %s + %s is %d characters, over %d", tg.name, n, l, cursorLimit)
-		}
-	}
+	f := compatFindings{tools: len(tg.tools)}
 	var args map[string]any
 	call := ""
 	if tg.call != nil {
 		call, args = tg.call.Name, tg.callArgs
 	}
-	api.reset(args)
-	runs := runClients(t, node, script, api, tg.name, tg.command, tg.args, tg.env, call, clients)
+	api.reset(args, nil)
+	if tg.backend != nil {
+		tg.backend.Take()
+	}
+	runs := runClients(t, node, script, api, tg, call, compatRun{clients: clients})
+	calls := 0
+	var names []string
 	for _, r := range runs {
 		if r.Error != "" {
 			f.connect++
@@ -390,58 +567,132 @@ func checkClients(t *testing.T, node, script string, api *modelAPI, tg compatTar
 		for _, n := range tg.tools {
 			model, ok := r.Names[n]
 			if !ok {
+				f.missing++
 				t.Errorf("%s: tool %s is missing", r.Client, n)
 				continue
 			}
-			if other, dup := seen[model]; dup {
+			if other, dup := seen[model]; dup && r.Client == "gemini-cli" {
 				f.geminiLost++
-				t.Errorf("%s: tools %s and %s both reach the model as %s: one is lost", r.Client, other, n, model)
+				names = append(names, fmt.Sprintf("Gemini CLI: tools %s and %s both reach the model as %s: one is lost", other, n, model))
+			} else if dup {
+				t.Errorf("%s: tools %s and %s both reach the model as %s", r.Client, other, n, model)
 			}
 			seen[model] = n
 			st, ok := sent[model]
 			if !ok {
+				f.missing++
 				t.Errorf("%s: tool %s (%s) is not in the model request", r.Client, n, model)
 				continue
 			}
 			if r.Client == "gemini-cli" {
 				if want := "mcp_" + tg.name + "_" + n; model != want {
 					f.geminiMangled++
-					report(t, strictNames, "Gemini CLI: %s reaches the model as %s", want, model)
+					names = append(names, fmt.Sprintf("Gemini CLI: %s reaches the model as %s", want, model))
 				}
 			}
-			// OpenAI's strict mode: the Agents SDK converts with
-			// convertSchemasToStrict, and falls back to strict:false.
-			if r.Client == "openai-agents" && (st.Strict == nil || !*st.Strict) {
+			if strictClients[r.Client] && (st.Strict == nil || !*st.Strict) {
 				f.notStrict++
-				report(t, strictSchemas, "OpenAI Agents SDK: %s goes out non-strict", n)
+				t.Errorf("%s: %s goes out non-strict", r.Client, n)
+			}
+			if openAIRules[r.Client] && st.Strict != nil && *st.Strict {
+				if p := schema.CheckStrict(st.Schema); len(p) > 0 {
+					f.strictBreaks++
+					t.Errorf("%s: %s goes out strict but breaks OpenAI's rules: %s", r.Client, n, strings.Join(p, "; "))
+				}
 			}
 		}
 		if tg.call == nil {
 			continue
 		}
-		if r.Called != tg.call.Name && r.Called != r.Names[tg.call.Name] {
+		if len(r.Calls) != 1 || (r.Calls[0].Name != tg.call.Name && r.Calls[0].Name != r.Names[tg.call.Name]) {
 			f.callFailed++
-			t.Errorf("%s: the model's call of %s went to %q", r.Client, tg.call.Name, r.Called)
+			t.Errorf("%s: the model's call of %s went to %+v", r.Client, tg.call.Name, r.Calls)
 			continue
 		}
-		if strings.Contains(r.Result, "isError") || strings.Contains(r.Result, "tool-error") || !strings.Contains(r.Result, "compat-backend") {
+		res := r.Calls[0].Result
+		if strings.Contains(res, "isError") || strings.Contains(res, "tool-error") || !strings.Contains(res, "compat-backend") {
 			f.callFailed++
-			t.Errorf("%s: the call of %s did not succeed: %s", r.Client, tg.call.Name, lastLines(r.Result, 10))
+			t.Errorf("%s: the call of %s did not succeed: %s", r.Client, tg.call.Name, lastLines(res, 10))
+			continue
 		}
-		if !strings.Contains(rec.result, "compat-backend") {
-			t.Errorf("%s: the model did not get the backend's answer back: %.300s", r.Client, rec.result)
+		calls++
+		if len(rec.results) != 1 || !strings.Contains(rec.results[0], "compat-backend") {
+			t.Errorf("%s: the model did not get the backend's answer back: %.300q", r.Client, rec.results)
 		}
 	}
+	if tg.call != nil && tg.backend != nil {
+		checkBackend(t, tg, calls)
+	}
+	t.Run("names", func(t *testing.T) {
+		names = append(names, nameLimits(tg, &f)...)
+		if len(names) == 0 {
+			return
+		}
+		if !nameLimitsHold {
+			t.Skipf("%d names over a client's limit (measured; asserted once the naming pass lands, see nameLimitsHold): %s", len(names), strings.Join(names[:min(len(names), 5)], "; "))
+		}
+		for _, n := range names {
+			t.Error(n)
+		}
+	})
 	return f
 }
 
-// report is an error when hard, else a log line.
-func report(t *testing.T, hard bool, format string, args ...any) {
+// nameLimits checks the names of the clients that are not npm packages,
+// Claude Code and Cursor, on the names tools/list gives and the server's
+// key.
+func nameLimits(tg compatTarget, f *compatFindings) []string {
+	var out []string
+	for _, n := range tg.tools {
+		if l := len("mcp__" + tg.name + "__" + n); l > claudeCodeLimit {
+			f.overClaude++
+			out = append(out, fmt.Sprintf("Claude Code: mcp__%s__%s is %d characters, over %d", tg.name, n, l, claudeCodeLimit))
+		}
+		if l := len(tg.name) + len(n); l > cursorLimit {
+			f.overCursor++
+			out = append(out, fmt.Sprintf("Cursor: %s + %s is %d characters, over %d", tg.name, n, l, cursorLimit))
+		}
+	}
+	return out
+}
+
+// checkBackend asserts the backend received, for each of the calls that
+// succeeded, the request target.call makes with target.callArgs: its
+// method, its path with the path arguments in place, its query and header
+// arguments; and that no argument a client added on its own reached it.
+func checkBackend(t *testing.T, tg compatTarget, calls int) {
 	t.Helper()
-	if hard {
-		t.Errorf(format, args...)
-	} else {
-		t.Logf(format, args...)
+	got := tg.backend.Take()
+	if len(got) != calls {
+		t.Errorf("the backend received %d requests for %d successful calls of %s", len(got), calls, tg.call.Name)
+	}
+	c := tg.call.Call
+	path := c.Path
+	for _, p := range c.Params {
+		if v, ok := tg.callArgs[p.Arg]; ok && p.Arg != "" && p.In == ir.InPath {
+			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(fmt.Sprint(v)))
+		}
+	}
+	for _, r := range got {
+		dump := r.Method + " " + r.RawPath + "?" + r.Query + "\n" + fmt.Sprint(r.Header) + "\n" + r.Body
+		if strings.Contains(dump, "wait_for_previous") {
+			t.Errorf("a client's own argument reached the backend:\n%s", dump)
+		}
+		if r.Method != c.Method || !strings.HasSuffix(r.RawPath, path) {
+			t.Errorf("the backend received %s %s; the call of %s makes %s …%s", r.Method, r.RawPath, tg.call.Name, c.Method, path)
+		}
+		q, _ := url.ParseQuery(r.Query)
+		for _, p := range c.Params {
+			if _, given := tg.callArgs[p.Arg]; !given || p.Arg == "" {
+				continue
+			}
+			switch {
+			case p.In == ir.InQuery && !q.Has(p.Name):
+				t.Errorf("the backend's request lacks the query parameter %s: %s", p.Name, r.Query)
+			case p.In == ir.InHeader && r.Header.Get(p.Name) == "":
+				t.Errorf("the backend's request lacks the header %s", p.Name)
+			}
+		}
 	}
 }
 
@@ -476,8 +727,9 @@ func apiToolNames(api *ir.API) []string {
 }
 
 // TestClientsShop: every client connects to the shop server, generated
-// and served, sends every tool, strict and within every name limit, and
-// calls get_order through its own call path.
+// and served, sends every tool, strict, and calls get_order through its
+// own call path; the backend receives GET /orders/5531 and nothing of the
+// argument Gemini CLI adds.
 func TestClientsShop(t *testing.T) {
 	node, modules := clientTools(t)
 	script := compatScript(t, modules)
@@ -498,79 +750,37 @@ func TestClientsShop(t *testing.T) {
 		t.Run(s.kind, func(t *testing.T) {
 			bin, pre := s.command(t)
 			tg := compatTarget{name: "shop", command: bin, args: pre, tools: apiToolNames(gen.Curated), call: get, callArgs: map[string]any{"order_id": "5531"},
-				env: append(targetEnv(gen.Curated, "SHOP", backend.URL+"/api"), "SHOP_API_KEY=compat-key")}
-			checkClients(t, node, script, api, tg, compatClients, true, false)
+				env: append(targetEnv(gen.Curated, "SHOP", backend.URL+"/api"), "SHOP_API_KEY=compat-key"), backend: backend}
+			f := checkClients(t, node, script, api, tg, compatClients)
+			t.Log(f)
 		})
 	}
 }
 
-// compatSample are the corpus specs every client runs on; on the others
-// only the Vercel AI SDK with its OpenAI provider (the fastest client to
-// start: Gemini CLI's core takes seconds to load) connects, sends every
-// tool and calls one, and the name limits are checked. The largest specs
-// and the ones whose shapes differ most are sampled.
-var compatSample = map[string]bool{
-	"api-with-examples": true, "stripe": true, "kubernetes-v2": true, "rebilly-3.1": true,
-	"train-travel-3.1": true, "frigate-3.1": true, "sonarr-3.0": true, "moby-2.0": true,
-}
-
-// TestClientsCorpus runs the clients on `tailor serve` of every spec of
-// the corpus (all of them on compatSample), and calls a read-only tool
-// through each. Names over a
-// client's limit and non-strict tools are counted and logged per spec
-// (they fail the test with TAILOR_CLIENTS_ALL=1) until the naming budget
-// and the strict input-schema subset of issue 34 land; connection
-// failures, lost tools and failed calls always fail it.
-func TestClientsCorpus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
-	}
+// TestClientsZeroTools: a server whose overlay selects no operation still
+// says it has tools, so that every client connects (the Vercel AI SDK's
+// throws "Server does not support tools" otherwise) and sends its model a
+// request with no tool.
+func TestClientsZeroTools(t *testing.T) {
 	node, modules := clientTools(t)
-	dir := testkit.CorpusDir()
-	if dir == "" {
-		t.Skip("corpus not found beside the repository (../shared/corpus)")
-	}
-	specs, err := testkit.CorpusSpecs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	script := compatScript(t, modules)
 	api := newModelAPI(t)
-	backend := compatBackend(t)
-	all := os.Getenv("TAILOR_CLIENTS_ALL") == "1"
-	var total compatFindings
-	var totalTools int
-	for _, s := range specs {
-		t.Run(s.Name, func(t *testing.T) {
-			gen, err := testkit.Generate(generator.Options{SpecPath: s.Path, RefRoot: s.RefRoot, Package: s.Pkg(), Name: s.Pkg()})
-			if err != nil {
-				t.Fatalf("generate: %v", err)
-			}
-			tool, args := readOnlyCall(gen.Curated)
-			prefix := strings.ToUpper(s.Pkg())
-			serveArgs := []string{"serve", "--spec", s.Path, "--name", s.Pkg()}
-			if s.RefRoot != "" {
-				serveArgs = append(serveArgs, "--ref-root", s.RefRoot)
-			}
-			tg := compatTarget{name: s.Pkg(), command: tailorBinary(t), args: append(serveArgs, "--"), env: targetEnv(gen.Curated, prefix, backend.URL),
-				tools: apiToolNames(gen.Curated), call: tool, callArgs: args}
-			clients := []string{"vercel-openai"}
-			if compatSample[s.Name] || os.Getenv("TAILOR_CLIENTS_EVERY") == "1" {
-				clients = compatClients
-			}
-			f := checkClients(t, node, script, api, tg, clients, all, all)
-			t.Logf("%s: %d tools; over Claude Code's limit %d, over Cursor's %d, mangled by Gemini CLI %d, lost %d, non-strict %d, connection failures %d, failed calls %d",
-				s.Name, len(tg.tools), f.overClaude, f.overCursor, f.geminiMangled, f.geminiLost, f.notStrict, f.connect, f.callFailed)
-			totalTools += len(tg.tools)
-			total.overClaude += f.overClaude
-			total.overCursor += f.overCursor
-			total.geminiMangled += f.geminiMangled
-			total.geminiLost += f.geminiLost
-			total.notStrict += f.notStrict
-			total.connect += f.connect
-			total.callFailed += f.callFailed
-		})
+	spec, _ := shop.spec()
+	overlay := filepath.Join(testkit.RepoRoot(), "testdata", "e2e", "zero-tools", "overlay.yaml")
+	tg := compatTarget{name: "none", command: tailorBinary(t), args: []string{"serve", "--spec", spec, "--overlay", overlay, "--"},
+		env: []string{"NONE_BASE_URL=http://127.0.0.1:1"}}
+	api.reset(nil, nil)
+	for _, r := range runClients(t, node, script, api, tg, "", compatRun{clients: compatClients}) {
+		if r.Error != "" {
+			t.Errorf("%s: %s", r.Client, lastLines(r.Error, 12))
+			continue
+		}
+		t.Logf("%s: connected and sent its model a request in %d ms", r.Client, r.MS)
+		if len(r.Names) != 0 || len(r.Calls) != 0 {
+			t.Errorf("%s: tools %v, calls %v on a server of none", r.Client, r.Names, r.Calls)
+		}
+		if rec := api.recording(r.Client); rec.requests != 1 || len(rec.tools) != 0 {
+			t.Errorf("%s: %d model requests with %d tools", r.Client, rec.requests, len(rec.tools))
+		}
 	}
-	t.Logf("corpus: %d tools; over Claude Code's limit %d, over Cursor's %d, mangled by Gemini CLI %d, lost %d, non-strict (OpenAI Agents SDK) %d, connection failures %d, failed calls %d",
-		totalTools, total.overClaude, total.overCursor, total.geminiMangled, total.geminiLost, total.notStrict, total.connect, total.callFailed)
 }

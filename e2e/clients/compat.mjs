@@ -1,23 +1,26 @@
 // Drives a tailor server with the published code of the MCP clients people
 // use, for e2e/clients_test.go. Each client connects over stdio, lists the
-// tools, converts them for its model's API and sends one model request to
-// the recording server of the test (its base URL points there); the
-// recording server answers with a call of the tool the test chose, which
-// goes through the client's own call path, then with a final text.
+// tools, converts them for its model's API and sends model requests to the
+// recording server of the test (its base URL points there); the recording
+// server plays the model: it answers with calls of tools, which go through
+// the client's own call path, then with a final text.
 //
 // Input: the JSON of $TAILOR_COMPAT:
 //   {"server": {"command", "args", "env"}, "serverName", "modelURL",
-//    "clients": ["openai-agents", ...], "call": "<MCP tool name>" or ""}
+//    "clients": ["openai-agents", ...], "call": "<MCP tool name>" or "",
+//    "steps": model turns (default 3), "elicit": "accept" or "" (answer the
+//    server's elicitations, where the client supports them)}
 // Output: one JSON line per client on stdout:
-//   {"client", "names": {"<MCP name>": "<name the model sees>"}, "called",
-//    "result", "error"}
-// The model request itself is what the recording server received.
+//   {"client", "names": {"<MCP name>": "<name the model sees>"},
+//    "calls": [{"name", "result"}], "questions", "final", "error"}
+// The model requests themselves are what the recording server received.
 
 const cfg = JSON.parse(process.env.TAILOR_COMPAT);
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 // Tells the recording server which name the model sees for the tool to
 // call, in the client's own spelling.
 const callHeader = 'x-tailor-call';
+const steps = cfg.steps || 3;
 
 async function openaiAgents() {
   const agents = await import('@openai/agents');
@@ -39,25 +42,37 @@ async function openaiAgents() {
       mcpConfig: { convertSchemasToStrict: true },
       model: new agents.OpenAIChatCompletionsModel(client, 'gpt-compat'),
     });
-    const run = await agents.run(agent, 'Call the tool.', { maxTurns: 3 });
-    const called = run.newItems.find((i) => i.type === 'tool_call_output_item');
-    return { names, called: called?.rawItem?.name ?? '', result: outputText(called?.output), final: String(run.finalOutput ?? '') };
+    const run = await agents.run(agent, 'Call the tool.', { maxTurns: steps });
+    const calls = run.newItems.filter((i) => i.type === 'tool_call_output_item').map((i) => ({ name: i.rawItem?.name ?? '', result: outputText(i.output) }));
+    return { names, calls, final: String(run.finalOutput ?? '') };
   } finally {
     await server.close();
   }
 }
 
 // The Vercel AI SDK with one of its providers: @ai-sdk/mcp's stdio
-// transport, its tools() conversion, generateText's own tool loop.
+// transport, its tools() conversion, generateText's own tool loop. Every
+// tool asks for strict mode (the SDK's per-tool strict option); the
+// provider sends it where its API supports it. With cfg.elicit the client
+// declares elicitation and answers every question so.
 async function vercel(provider) {
-  const { createMCPClient } = await import('@ai-sdk/mcp');
+  const { createMCPClient, ElicitationRequestSchema } = await import('@ai-sdk/mcp');
   const { Experimental_StdioMCPTransport } = await import('@ai-sdk/mcp/mcp-stdio');
   const ai = await import('ai');
   const mcp = await createMCPClient({
     transport: new Experimental_StdioMCPTransport({ command: cfg.server.command, args: cfg.server.args, env: cfg.server.env, stderr: 'inherit' }),
+    capabilities: cfg.elicit ? { elicitation: {} } : {},
   });
+  const questions = [];
+  if (cfg.elicit) {
+    mcp.onElicitationRequest(ElicitationRequestSchema, async (req) => {
+      questions.push(req.params.message);
+      return { action: cfg.elicit, content: {} };
+    });
+  }
   try {
     const tools = await mcp.tools();
+    for (const t of Object.values(tools)) t.strict = true;
     const names = Object.fromEntries(Object.keys(tools).map((n) => [n, n]));
     const headers = cfg.call ? { [callHeader]: names[cfg.call] } : {};
     const base = cfg.modelURL + '/vercel-' + provider;
@@ -67,29 +82,23 @@ async function vercel(provider) {
       model = createOpenAI({ apiKey: 'sk-compat', baseURL: base + '/v1', headers }).chat('gpt-compat');
     } else if (provider === 'anthropic') {
       const { createAnthropic } = await import('@ai-sdk/anthropic');
-      model = createAnthropic({ apiKey: 'sk-compat', baseURL: base + '/v1', headers })('claude-compat');
+      // A model id the provider knows to take strict tools.
+      model = createAnthropic({ apiKey: 'sk-compat', baseURL: base + '/v1', headers })('claude-sonnet-4-5');
     } else {
       const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
       model = createGoogleGenerativeAI({ apiKey: 'compat', baseURL: base + '/v1beta', headers })('gemini-compat');
     }
     const res = await ai.generateText({
-      model, tools, prompt: 'Call the tool.', stopWhen: ai.stepCountIs(3), maxRetries: 0,
-      providerOptions: { openai: { strictJsonSchema: true } },
+      model, tools, prompt: 'Call the tool.', stopWhen: ai.stepCountIs(steps), maxRetries: 0,
     });
-    let called = '', result = '';
+    const calls = [];
     for (const step of res.steps) {
-      for (const r of step.toolResults ?? []) {
-        called = r.toolName;
-        result = outputText(r.output);
-      }
       for (const c of step.content ?? []) {
-        if (c.type === 'tool-error') {
-          called = c.toolName;
-          result = 'tool-error: ' + String(c.error?.message ?? c.error);
-        }
+        if (c.type === 'tool-result') calls.push({ name: c.toolName, result: outputText(c.output) });
+        if (c.type === 'tool-error') calls.push({ name: c.toolName, result: 'tool-error: ' + String(c.error?.message ?? c.error) });
       }
     }
-    return { names, called, result, final: res.text };
+    return { names, calls, questions, final: res.text };
   } finally {
     await mcp.close();
   }
@@ -123,7 +132,7 @@ async function geminiCLI() {
     const contents = [{ role: 'user', parts: [{ text: 'Call the tool.' }] }];
     const first = await genai.models.generateContent({ model: 'gemini-compat', contents, config: { tools: [{ functionDeclarations: declarations }] } });
     const fc = first.functionCalls?.[0];
-    if (!fc) return { names, called: '', result: '', final: first.text ?? '' };
+    if (!fc) return { names, calls: [], final: first.text ?? '' };
     const tool = tools.find((t) => t.name === fc.name);
     if (!tool) throw new Error(`the model called ${fc.name}, which Gemini CLI does not know`);
     const invocation = tool.build(fc.args ?? {});
@@ -131,7 +140,7 @@ async function geminiCLI() {
     const result = res.error ? 'tool-error: ' + res.error.message : outputText(res.llmContent);
     contents.push({ role: 'model', parts: [{ functionCall: fc }] }, { role: 'user', parts: [{ functionResponse: { name: fc.name, response: { output: result } } }] });
     const second = await genai.models.generateContent({ model: 'gemini-compat', contents, config: { tools: [{ functionDeclarations: declarations }] } });
-    return { names, called: tool.serverToolName, result, final: second.text ?? '' };
+    return { names, calls: [{ name: tool.serverToolName, result }], final: second.text ?? '' };
   } finally {
     await client.close();
   }
