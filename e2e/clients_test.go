@@ -485,10 +485,10 @@ type compatTarget struct {
 
 // compatFindings are one target's problems by kind, for the summary.
 type compatFindings struct {
-	tools                                           int
+	tools                                             int
 	overClaude, overCursor, geminiMangled, geminiLost int
-	notStrict, strictBreaks                         int
-	connect, missing, callFailed                    int
+	notStrict, strictBreaks                           int
+	connect, missing, callFailed                      int
 }
 
 func (f *compatFindings) add(g compatFindings) {
