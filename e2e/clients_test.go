@@ -784,3 +784,32 @@ func TestClientsZeroTools(t *testing.T) {
 		}
 	}
 }
+
+// TestClientsColdStart: a server that reads its first request late, as
+// `tailor serve` does while it builds a large spec's tool set, still lets
+// the Vercel AI SDK connect. Its client sends server/discover, waits one
+// second, then initialize; both are answered only after the start, and the
+// initialize must not be refused as coming after a discover.
+func TestClientsColdStart(t *testing.T) {
+	node, modules := clientTools(t)
+	script := compatScript(t, modules)
+	api := newModelAPI(t)
+	backend := compatBackend(t)
+	spec, _ := shop.spec()
+	gen, err := testkit.Generate(generator.Options{SpecPath: spec, Package: "shop", Name: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var get *ir.Tool
+	for _, tl := range gen.Curated.Tools {
+		if tl.Name == "get_order" {
+			get = tl
+		}
+	}
+	// The shell starts tailor serve two seconds late, as long as a large
+	// spec's first start takes; the client's requests wait in the pipe.
+	tg := compatTarget{name: "shop", command: "/bin/sh", args: []string{"-c", `sleep 2; exec "$0" "$@"`, tailorBinary(t), "serve", "--spec", spec, "--name", "shop", "--"},
+		tools: apiToolNames(gen.Curated), call: get, callArgs: map[string]any{"order_id": "5531"},
+		env: append(targetEnv(gen.Curated, "SHOP", backend.URL+"/api"), "SHOP_API_KEY=compat-key"), backend: backend}
+	t.Log(checkClients(t, node, script, api, tg, []string{"vercel-openai"}))
+}
