@@ -485,16 +485,18 @@ type compatTarget struct {
 
 // compatFindings are one target's problems by kind, for the summary.
 type compatFindings struct {
-	tools                                             int
-	overClaude, overCursor, geminiMangled, geminiLost int
-	notStrict, strictBreaks                           int
-	connect, missing, callFailed                      int
+	tools                              int
+	overClaude, overCursor, overGemini int
+	geminiMangled, geminiLost          int
+	notStrict, strictBreaks            int
+	connect, missing, callFailed       int
 }
 
 func (f *compatFindings) add(g compatFindings) {
 	f.tools += g.tools
 	f.overClaude += g.overClaude
 	f.overCursor += g.overCursor
+	f.overGemini += g.overGemini
 	f.geminiMangled += g.geminiMangled
 	f.geminiLost += g.geminiLost
 	f.notStrict += g.notStrict
@@ -505,8 +507,8 @@ func (f *compatFindings) add(g compatFindings) {
 }
 
 func (f compatFindings) String() string {
-	return fmt.Sprintf("%d tools; names over Claude Code's limit %d, over Cursor's %d, mangled by Gemini CLI %d, lost by Gemini CLI %d; strict fallbacks %d, strict rule breaks %d; connection failures %d, tools not sent %d, failed calls %d",
-		f.tools, f.overClaude, f.overCursor, f.geminiMangled, f.geminiLost, f.notStrict, f.strictBreaks, f.connect, f.missing, f.callFailed)
+	return fmt.Sprintf("%d tools; names over Claude Code's limit %d, over Cursor's %d, over Gemini CLI's %d (mangled where it ran %d, lost %d); strict fallbacks %d, strict rule breaks %d; connection failures %d, tools not sent %d, failed calls %d",
+		f.tools, f.overClaude, f.overCursor, f.overGemini, f.geminiMangled, f.geminiLost, f.notStrict, f.strictBreaks, f.connect, f.missing, f.callFailed)
 }
 
 // nameLimitsHold turns the "names" subtests from a measurement (skipped,
@@ -640,7 +642,7 @@ func checkClients(t *testing.T, node, script string, api *modelAPI, tg compatTar
 
 // nameLimits checks the names of the clients that are not npm packages,
 // Claude Code and Cursor, on the names tools/list gives and the server's
-// key.
+// key, and Gemini CLI's by its rule (on the specs it does not run on too).
 func nameLimits(tg compatTarget, f *compatFindings) []string {
 	var out []string
 	for _, n := range tg.tools {
@@ -651,6 +653,10 @@ func nameLimits(tg compatTarget, f *compatFindings) []string {
 		if l := len(tg.name) + len(n); l > cursorLimit {
 			f.overCursor++
 			out = append(out, fmt.Sprintf("Cursor: %s + %s is %d characters, over %d", tg.name, n, l, cursorLimit))
+		}
+		if l := len("mcp_" + tg.name + "_" + n); l > geminiCLILimit {
+			f.overGemini++
+			out = append(out, fmt.Sprintf("Gemini CLI: mcp_%s_%s is %d characters, over %d: shortened", tg.name, n, l, geminiCLILimit))
 		}
 	}
 	return out
