@@ -17,7 +17,11 @@ const methodDiscover = "server/discover"
 // initialize that follows is refused as a duplicate and the client cannot
 // connect. Refused, the discover makes every such client initialize at
 // once, which go-sdk accepts whatever came before. Over stdio a session is
-// one client's anyway; nothing is lost but the probe.
+// one client's anyway; nothing is lost but the probe. The fix upstream is
+// one line (initialize's duplicate check reading NegotiatedProtocolVersion,
+// which only initialize sets, instead of InitializeParams, which discover
+// sets too); this goes when go-sdk has it. e2e's TestClientsColdStart
+// shows the refusal is needed.
 func (f *frameFilter) refuseDiscover(frame []byte, msg jsonrpc.Message) bool {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || req.Method != methodDiscover {
