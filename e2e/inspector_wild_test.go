@@ -189,8 +189,6 @@ func sampleValue(s map[string]any) (any, bool) {
 		// A client that checks formats (Gemini CLI does) refuses "1"
 		// where the schema names one.
 		switch s["format"] {
-		case nil, "":
-			return "1", true
 		case "uuid":
 			return "00000000-0000-4000-8000-000000000001", true
 		case "date":
@@ -201,10 +199,8 @@ func sampleValue(s map[string]any) (any, bool) {
 			return "a@example.com", true
 		case "uri", "url":
 			return "https://example.com/1", true
-		case "int32", "int64", "integer", "number":
-			return "1", true
 		}
-		return nil, false
+		return "1", true
 	case t == "integer" || t == "number":
 		return 1, true
 	case t == "boolean":
