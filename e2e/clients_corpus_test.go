@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/tailormcp/tailor/generator"
@@ -44,18 +43,21 @@ func TestClientsCorpus(t *testing.T) {
 	var total compatFindings
 	for _, s := range specs {
 		t.Run(s.Name, func(t *testing.T) {
-			gen, err := testkit.Generate(generator.Options{SpecPath: s.Path, RefRoot: s.RefRoot, Package: s.Pkg(), Name: s.Pkg()})
+			// The tool set tailor serve serves, with the server name it
+			// chooses (no --name): the key a client config gives it.
+			out, err := generator.Run(generator.Options{SpecPath: s.Path, RefRoot: s.RefRoot})
 			if err != nil {
 				t.Fatalf("generate: %v", err)
 			}
-			tool, args := readOnlyCall(gen.Curated)
-			serveArgs := []string{"serve", "--spec", s.Path, "--name", s.Pkg()}
+			tools := out.Curated
+			tool, args := readOnlyCall(tools)
+			serveArgs := []string{"serve", "--spec", s.Path}
 			if s.RefRoot != "" {
 				serveArgs = append(serveArgs, "--ref-root", s.RefRoot)
 			}
-			tg := compatTarget{name: s.Pkg(), command: tailorBinary(t), args: append(serveArgs, "--"),
-				env:   targetEnv(gen.Curated, strings.ToUpper(s.Pkg()), backend.URL),
-				tools: apiToolNames(gen.Curated), call: tool, callArgs: args, backend: backend}
+			tg := compatTarget{name: tools.Name, command: tailorBinary(t), args: append(serveArgs, "--"),
+				env:   targetEnv(tools, tools.EnvPrefix, backend.URL),
+				tools: apiToolNames(tools), call: tool, callArgs: args, backend: backend}
 			clients := []string{"openai-agents", "vercel-openai"}
 			if compatSample[s.Name] || os.Getenv("TAILOR_CLIENTS_EVERY") == "1" {
 				clients = compatClients
