@@ -16,7 +16,9 @@
 // The model requests themselves are what the recording server received.
 
 const cfg = JSON.parse(process.env.TAILOR_COMPAT);
-const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+// out resolves once the line is handed to the OS: stdout is a pipe, whose
+// writes Node finishes asynchronously, and process.exit drops what is left.
+const out = (o) => new Promise((resolve) => process.stdout.write(JSON.stringify(o) + '\n', resolve));
 // Tells the recording server which name the model sees for the tool to
 // call, in the client's own spelling.
 const callHeader = 'x-tailor-call';
@@ -169,9 +171,9 @@ const runners = {
 for (const name of cfg.clients) {
   const started = Date.now();
   try {
-    out({ client: name, ...(await runners[name]()), ms: Date.now() - started });
+    await out({ client: name, ...(await runners[name]()), ms: Date.now() - started });
   } catch (e) {
-    out({ client: name, error: String(e?.stack ?? e), ms: Date.now() - started });
+    await out({ client: name, error: String(e?.stack ?? e), ms: Date.now() - started });
   }
 }
 process.exit(0);
