@@ -1,10 +1,11 @@
 # tailor's everyday commands. `make demo` runs the bundled example end to
-# end; `make test` runs every test (it installs the MCP Inspector CLI into
-# .tools/ first, from the npm registry).
+# end; `make test` runs every test (it installs the MCP Inspector CLI and
+# the MCP clients of e2e/clients_test.go into .tools/ first, from the npm
+# registry).
 
 GO ?= go
 
-.PHONY: all build demo demo-petstore eval test test-short golden generate check-examples inspector vet bench corpus-report fuzz fmtcheck
+.PHONY: all build demo demo-petstore eval test test-short golden generate check-examples inspector clients vet bench corpus-report fuzz fmtcheck
 
 all: build test
 
@@ -54,9 +55,14 @@ demo-petstore:
 inspector:
 	bash scripts/install-inspector.sh
 
-test: inspector fmtcheck
+# The MCP clients of e2e/clients_test.go (OpenAI Agents SDK, Vercel AI SDK,
+# Gemini CLI's core), from the npm registry into .tools/clients.
+clients:
+	bash scripts/install-clients.sh
+
+test: inspector clients fmtcheck
 	$(GO) vet ./...
-	TAILOR_REQUIRE_INSPECTOR=1 $(GO) test -count=1 -timeout 30m ./...
+	TAILOR_REQUIRE_INSPECTOR=1 TAILOR_REQUIRE_CLIENTS=1 $(GO) test -count=1 -timeout 60m ./...
 	$(MAKE) fuzz
 
 # Every Go file in the repository as gofmt writes it.

@@ -186,6 +186,20 @@ func sampleValue(s map[string]any) (any, bool) {
 		if _, patterned := s["pattern"]; patterned {
 			return nil, false
 		}
+		// A client that checks formats (Gemini CLI does) refuses "1"
+		// where the schema names one.
+		switch s["format"] {
+		case "uuid":
+			return "00000000-0000-4000-8000-000000000001", true
+		case "date":
+			return "2026-01-02", true
+		case "date-time":
+			return "2026-01-02T03:04:05Z", true
+		case "email":
+			return "a@example.com", true
+		case "uri", "url":
+			return "https://example.com/1", true
+		}
 		return "1", true
 	case t == "integer" || t == "number":
 		return 1, true

@@ -122,6 +122,7 @@ func (k *Runtime) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool
 		c.logger().Warn("input schema not usable for validation; arguments go to the API unchecked", "tool", t.Name, "error", err.Error())
 		return c, nil
 	}
+	v.dropClientArgs(c.args)
 	if problems, names := v.validate(anyMap(c.args)); len(problems) > 0 {
 		c.audit.Invalid = truncateList(names)
 		return c, errorResult(c.say("arguments_invalid", M{"problems": strings.Join(problems, "; ")}))

@@ -172,6 +172,7 @@ func (k *Runtime) metaArgs(t *Tool, req *mcp.CallToolRequest) (map[string]any, *
 	if err != nil {
 		return nil, errorResult(k.render("internal_error", t.Name, nil, nil))
 	}
+	v.dropClientArgs(args)
 	if problems, _ := v.validate(anyMap(args)); len(problems) > 0 {
 		return nil, errorResult(k.render("arguments_invalid", t.Name, nil, M{"problems": strings.Join(problems, "; ")}))
 	}

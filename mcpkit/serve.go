@@ -32,7 +32,10 @@ func NewServer(api API, cfg Config, register Register) (*mcp.Server, *Runtime, e
 		version = "0"
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: api.Name, Title: api.Title, Version: version},
-		&mcp.ServerOptions{Instructions: api.Instructions, Logger: k.sdkLog})
+		// HasTools: a server of zero tools (a toolset selection, a spec
+		// without operations) still says it has tools, or the Vercel AI
+		// SDK's client throws "Server does not support tools".
+		&mcp.ServerOptions{Instructions: api.Instructions, Logger: k.sdkLog, HasTools: true})
 	register(s, k)
 	if err := k.compileSelection(); err != nil {
 		return nil, nil, err

@@ -359,6 +359,9 @@ func (f *frameFilter) check(frame []byte) (msgs []jsonrpc.Message, ok bool) {
 			f.refuse(topLevelID(frame), jsonrpc.CodeInvalidRequest, "frame_invalid", M{"problem": err.Error()})
 			return nil, false
 		}
+		if f.refuseDiscover(frame, msg) {
+			return nil, false
+		}
 		if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" {
 			var p struct {
 				ProtocolVersion string `json:"protocolVersion"`

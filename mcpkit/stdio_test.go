@@ -222,3 +222,30 @@ func runStdio(t *testing.T, s *mcp.Server, k *Runtime, wrap func(io.Writer) io.W
 		return answer
 	}, ended
 }
+
+// TestStdioInitializeAfterDiscover: the Vercel AI SDK's stdio client sends
+// server/discover, waits one second, then initialize. Whether the discover
+// is answered in time or not, the initialize must be accepted (go-sdk
+// counts a discover as the session's initialization and refuses the
+// initialize as a duplicate), and a server of zero tools still advertises
+// the tools capability.
+func TestStdioInitializeAfterDiscover(t *testing.T) {
+	s, k := auditServer(t, io.Discard)
+	_, exchange, _ := runStdio(t, s, k, nil)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"ai-sdk-mcp-client","version":"1.0.0"}}`
+	if a := exchange(`{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{` + meta + `}}`); !strings.Contains(a, `"code":-32601`) {
+		t.Fatalf("server/discover: %s", a)
+	}
+	if a := exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`); !strings.Contains(a, `"protocolVersion"`) || strings.Contains(a, `"error"`) {
+		t.Fatalf("initialize after server/discover: %s", a)
+	}
+
+	empty, ek, err := NewServer(API{Name: "empty", EnvPrefix: "EMPTY"}, Config{}, func(*mcp.Server, *Runtime) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, exchange, _ = runStdio(t, empty, ek, nil)
+	if a := exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`); !strings.Contains(a, `"tools":{`) {
+		t.Fatalf("a server of zero tools does not advertise tools: %s", a)
+	}
+}

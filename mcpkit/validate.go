@@ -19,6 +19,8 @@ type validator struct {
 	schema *jsonschema.Schema
 	// args lists the tool's argument names, for "unknown argument" errors.
 	args string
+	// declared holds the same names (see dropClientArgs).
+	declared map[string]bool
 }
 
 func compileSchema(name, schema string) (*validator, error) {
@@ -42,8 +44,10 @@ func compileSchema(name, schema string) (*validator, error) {
 	if m, ok := doc.(map[string]any); ok {
 		if props, ok := m["properties"].(map[string]any); ok {
 			names := make([]string, 0, len(props))
+			v.declared = make(map[string]bool, len(props))
 			for n := range props {
 				names = append(names, n)
+				v.declared[n] = true
 			}
 			sort.Strings(names)
 			v.args = strings.Join(names, ", ")
