@@ -47,20 +47,6 @@ const getNoteInputSchema = `{
 	"type": "object"
 }`
 
-// getNoteStrictSchema is the listed inputSchema (strict form) of get_note.
-const getNoteStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"id": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"id"
-	],
-	"type": "object"
-}`
-
 // getNoteOutputSchema is the outputSchema of get_note.
 const getNoteOutputSchema = `{
 	"properties": {
@@ -116,24 +102,6 @@ const attachFileStrictSchema = `{
 
 // addTagInputSchema is the inputSchema of add_tag.
 const addTagInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"id": {
-			"type": "string"
-		},
-		"tag": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"id",
-		"tag"
-	],
-	"type": "object"
-}`
-
-// addTagStrictSchema is the listed inputSchema (strict form) of add_tag.
-const addTagStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"id": {

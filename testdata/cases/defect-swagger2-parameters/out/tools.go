@@ -38,7 +38,6 @@ var getNoteTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getNoteInputSchema,
 	OutputSchema: getNoteOutputSchema,
-	StrictSchema: getNoteStrictSchema,
 	Toolset:      "notes",
 }
 
@@ -72,13 +71,12 @@ func attachFile(c *mcpkit.Call) *mcp.CallToolResult {
 
 // addTagTool is POST /notes/{id}/tags (operationId addTag).
 var addTagTool = &mcpkit.Tool{
-	Name:         "add_tag",
-	Description:  "Calls POST /notes/{id}/tags.",
-	OpenWorld:    true,
-	InputSchema:  addTagInputSchema,
-	StrictSchema: addTagStrictSchema,
-	Toolset:      "notes",
-	Writes:       true,
+	Name:        "add_tag",
+	Description: "Calls POST /notes/{id}/tags.",
+	OpenWorld:   true,
+	InputSchema: addTagInputSchema,
+	Toolset:     "notes",
+	Writes:      true,
 }
 
 // addTag calls POST /notes/{id}/tags.
