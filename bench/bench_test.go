@@ -57,7 +57,6 @@ func TestQuick(t *testing.T) {
 	}
 	for _, want := range []string{
 		"generation wall time, spec → formatted files",
-		"generation wall time, repeat run (warm validation cache)",
 		"generator peak RSS",
 		"cold start over stdio",
 		"go-sdk server with no tools",

@@ -211,7 +211,7 @@ func (b *runner) setupTailor(ctx context.Context) (*tailorSide, error) {
 	pkgs := []string{"./floor", "./rusage", "./backend"}
 	for _, s := range b.specs {
 		b.logf("tailor: generating %s", s.Name)
-		// Untimed: the validation cache is left off, not filled.
+		// Untimed, with the cache folder off.
 		if _, err := run(ctx, t.mod, []string{"TAILOR_CACHE=off"}, tailorGenArgs(t.cli, s, filepath.Join(t.mod, s.Name), false)...); err != nil {
 			return nil, err
 		}
