@@ -100,7 +100,7 @@ func (cf *Confirmation) Reserve() *mcp.CallToolResult {
 	c, q := cf.c, cf.quote
 	var l *lease
 	var res *mcp.CallToolResult
-	if q.Progress != nil || c.tool.Approval == nil {
+	if q.Progress != nil || c.approval() == nil {
 		// A run that stopped part-way was approved already: it resumes.
 		l, res = c.reserve(q, randomToken(16), c.runUntil(c.kit.now()))
 		if l != nil && q.Progress != nil {
@@ -157,14 +157,13 @@ func (cf *Confirmation) Run() *mcp.CallToolResult {
 // ask reserves the quote and asks the person, or, for a client that cannot
 // ask, proceeds or refuses as the overlay says.
 func (c *Call) ask(q *quotestore.Quote, msg string) (*lease, *mcp.CallToolResult) {
-	t := c.tool
 	now := c.kit.now()
 	until := now.Add(approvalWindow)
 	if q.Expires.Before(until) {
 		until = q.Expires
 	}
 	if !c.canElicit() {
-		if t.Approval.Proceed {
+		if c.approval().Proceed {
 			c.audit.Approval = "not asked: the client cannot elicit; the overlay allows proceeding"
 			return c.reserve(q, randomToken(16), c.runUntil(now))
 		}
@@ -298,7 +297,11 @@ func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
 // template source, and are never asked about nothing.
 func (c *Call) approvalQuestion(s *Scope, q *quotestore.Quote) string {
 	t := c.tool
-	tm, err := cachedTemplate(t.Approval.Message)
+	if c.approval().Message == "" {
+		// The server-wide policy's question: the quote's values.
+		return c.redact(c.say("approval_question", M{"id": q.ID, "quote": jsonv.Text(q.Body)}))
+	}
+	tm, err := cachedTemplate(c.approval().Message)
 	var buf bytes.Buffer
 	if err == nil {
 		err = executeTemplate(tm, &buf, s.data)

@@ -220,6 +220,10 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		if bad != nil {
 			return bad, nil
 		}
+		// The person approves before anything is sent (approve_any.go).
+		if res := c.approveCall(); res != nil {
+			return res, nil
+		}
 		return h(c), nil
 	}
 	e.handler = handle

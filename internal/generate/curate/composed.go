@@ -93,9 +93,7 @@ func (c *curator) composed(ot *overlay.Tool) *ir.Tool {
 	}
 	t.InputSchema = encodeSchema(in)
 
-	if ot.Approval != nil {
-		t.Approval = &ir.Approval{Message: ot.Approval.Message.S, Proceed: ot.Approval.WithoutElicitation == "proceed"}
-	}
+	t.Approval = approvalOf(ot)
 
 	// The steps, each checked against what is known before it runs.
 	scope := c.stepScope(t, quoteTool)
@@ -175,8 +173,13 @@ func (c *curator) composed(ot *overlay.Tool) *ir.Tool {
 		}
 		t.Shape = sh
 	}
-	if ot.Approval != nil {
+	if ot.Approval != nil && ot.Approval.Message.S != "" {
 		approvalScope := c.stepScope(t, quoteTool)
+		if t.Confirms == "" {
+			// A tool that is not a confirm tool runs its first read-only
+			// steps before asking: the question may show what they read.
+			approvalScope["steps"] = tmplcheck.Map("a read-only step this tool starts with (the question is asked before any write)", leadingReads(ot, t, stepsSym))
+		}
 		c.checkTemplate(&ot.Approval.Message, where+" approval message", approvalScope)
 	}
 	c.errorRules(t, ot)
@@ -273,4 +276,31 @@ func (c *curator) bindStep(step *ir.Step, raw *ir.Tool, st *overlay.Step, scope 
 func checkSchema(s map[string]any) error {
 	_, err := compile(s)
 	return err
+}
+
+// approvalOf is the curated tool's approval, from the overlay's entry.
+func approvalOf(ot *overlay.Tool) *ir.Approval {
+	a := ot.Approval
+	if a == nil {
+		return nil
+	}
+	if a.Never {
+		return &ir.Approval{Never: true}
+	}
+	return &ir.Approval{Message: a.Message.S, Proceed: a.WithoutElicitation == "proceed"}
+}
+
+// leadingReads are the symbols of the read-only steps a composed tool
+// starts with, up to its first write or step over a list: what the
+// runtime has read when it asks for approval.
+func leadingReads(ot *overlay.Tool, t *ir.Tool, steps map[string]tmplcheck.Sym) map[string]tmplcheck.Sym {
+	out := map[string]tmplcheck.Sym{}
+	for i, st := range t.Steps {
+		m := st.Call.Method
+		if m != http.MethodGet && m != http.MethodHead || i >= len(ot.Steps) || ot.Steps[i].ForEach != nil {
+			break
+		}
+		out[st.Name] = steps[st.Name]
+	}
+	return out
 }

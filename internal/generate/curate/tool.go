@@ -51,6 +51,9 @@ func (c *curator) tool(raw *ir.Tool, ot *overlay.Tool) *ir.Tool {
 	}
 	c.shape(t, ot)
 	c.errorRules(t, ot)
+	if t.Approval = approvalOf(ot); t.Approval != nil && ot.Approval.Message.S != "" {
+		c.checkTemplate(&ot.Approval.Message, fmt.Sprintf("tool `%s` approval message", ot.Name), c.stepScope(t, nil))
+	}
 	return t
 }
 

@@ -188,14 +188,17 @@ type QuoteSpec struct {
 	ConfirmTool string
 }
 
-// Approval asks the person, through MCP elicitation, to approve a confirm
-// tool's action before it runs.
+// Approval asks the person, through MCP elicitation, to approve a tool's
+// action before it runs (a confirm tool's, or any other's before anything
+// is sent).
 type Approval struct {
 	// Message is a template rendered with the quote.
 	Message string
 	// Proceed says what happens when the client cannot elicit: run anyway
 	// (true) or refuse (false).
 	Proceed bool
+	// Never exempts the tool from the server-wide approval policy.
+	Never bool
 }
 
 // ValueSource says where a request value comes from when the model does

@@ -160,7 +160,7 @@ func ofTool(t *ir.Tool, texts *schemaTexts) *Tool {
 		def.Quote = &mcpkit.QuoteSpec{TTLSeconds: t.Quote.TTLSeconds, ConfirmTool: t.Quote.ConfirmTool}
 	}
 	if t.Approval != nil {
-		def.Approval = &mcpkit.Approval{Message: t.Approval.Message, Proceed: t.Approval.Proceed}
+		def.Approval = &mcpkit.Approval{Message: t.Approval.Message, Proceed: t.Approval.Proceed, Never: t.Approval.Never}
 	}
 	for _, st := range t.Steps {
 		def.Steps = append(def.Steps, mcpkit.Step{

@@ -148,8 +148,10 @@ type Tool struct {
 	// argument is the quote id, and its Steps run with the quoted values.
 	Confirms    string
 	ConfirmsPos diag.Pos
-	// Approval asks the person to approve (MCP elicitation) before a
-	// confirm tool runs.
+	// Approval asks the person to approve (MCP elicitation) before the
+	// tool runs: a confirm tool, or any other (then before anything is
+	// sent); `approval: false` exempts the tool from the server's
+	// --approve policy.
 	Approval *Approval
 	// Args declares the arguments of a composed tool (one with Steps).
 	Args []*Arg
@@ -173,9 +175,13 @@ type Quote struct {
 	Pos        diag.Pos
 }
 
-// Approval configures human approval of a confirm tool.
+// Approval configures human approval of a tool.
 type Approval struct {
+	// Message is the question (a template); empty: the generated one.
 	Message Text
+	// Never (`approval: false`) exempts the tool from the server-wide
+	// approval policy; nothing is asked.
+	Never bool
 	// WithoutElicitation is "refuse" (default) or "proceed": what to do when
 	// the client cannot ask the person.
 	WithoutElicitation string

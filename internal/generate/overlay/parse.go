@@ -211,11 +211,19 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 		},
 		"approval": func(k, v *yaml.Node) {
 			a := &Approval{WithoutElicitation: "refuse", Pos: d.Pos(v)}
-			hasMessage := false
+			if yamlwalk.Resolve(v).Kind == yaml.ScalarNode {
+				// approval: true asks the generated question; false exempts
+				// the tool from the server's --approve policy.
+				if b, ok := d.Bool(v, "approval"); ok {
+					a.Never = !b
+					t.Approval = a
+				}
+				return
+			}
 			d.Fields(v, "approval", map[string]func(k, v *yaml.Node){
 				"message": func(k, v *yaml.Node) {
 					if t, ok := d.text(v, "message"); ok {
-						a.Message, hasMessage = t, true
+						a.Message = t
 					}
 				},
 				"without_elicitation": func(k, v *yaml.Node) {
@@ -227,9 +235,6 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 					}
 				},
 			})
-			if !hasMessage {
-				d.Errorf(v, "approval needs `message:`, the question the person is asked (a template, e.g. \"Refund NT${{money .quote.body.amount}}?\")")
-			}
 			t.Approval = a
 		},
 		"args": func(k, v *yaml.Node) {
@@ -272,8 +277,6 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 			d.Errorf(k, "tool `%s` confirms `%s` but has no `steps:` saying what carrying out a quote does", t.Name, t.Confirms)
 		case t.Confirms != "" && len(t.Args) > 0:
 			d.Errorf(k, "tool `%s` confirms a quote, so its only argument is the quote id: remove `args:`", t.Name)
-		case t.Approval != nil && t.Confirms == "":
-			d.Errorf(k, "tool `%s`: approval applies to confirm tools (`confirms:`)", t.Name)
 		case t.Quote != nil && t.Operation == "":
 			d.Errorf(k, "tool `%s`: a quote tool calls one operation (the API's preview), not steps", t.Name)
 		case len(t.Steps) > 0 && len(t.Params) > 0:
