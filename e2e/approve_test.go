@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -349,4 +350,91 @@ func TestApprovePolicy(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestApprovePolicyStripe: --approve destructive on stripe's raw tool set
+// (tailor serve) asks before every tool that sends a DELETE, and before
+// no other; every DELETE the backend receives was approved first, and no
+// question shows the API key.
+func TestApprovePolicyStripe(t *testing.T) {
+	dir := testkit.CorpusDir()
+	if dir == "" {
+		t.Skip("corpus not found beside the repository (../shared/corpus)")
+	}
+	const key = "sk_test_5b1e77c2d9f0"
+	b := testkit.NewBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"x_1","object":"thing","deleted":true}`))
+	})
+	p := &person{action: "accept"}
+	srv := testkit.StartStdioClient(t, tailorBinary(t), []string{"STRIPE_BEARER_AUTH_TOKEN=" + key}, p.options(),
+		"serve", "--spec", filepath.Join(dir, "stripe.yaml"), "--name", "stripe", "--", "--approve", "destructive", "--base-url", b.URL)
+	tools := corpusListTools(t, srv)
+	deletes, others := 0, 0
+	for _, tool := range tools {
+		args := requiredArgs(tool.InputSchema)
+		before := len(p.asked())
+		res := srv.Call(t, tool.Name, args)
+		asked := len(p.asked()) - before
+		sent := b.Take()
+		isDelete := len(sent) == 1 && sent[0].Method == http.MethodDelete
+		destructive := tool.Annotations != nil && tool.Annotations.DestructiveHint != nil && *tool.Annotations.DestructiveHint
+		switch {
+		case destructive:
+			deletes++
+			if asked != 1 || !isDelete {
+				t.Fatalf("%s: asked %d times, sent %v: %s", tool.Name, asked, sent, testkit.Text(res))
+			}
+			q := p.asked()[before]
+			if !strings.Contains(q, tool.Name) || strings.Contains(q, key) {
+				t.Fatalf("%s: question %q", tool.Name, q)
+			}
+		default:
+			others++
+			if asked != 0 {
+				t.Fatalf("%s (not destructive) asked: %v", tool.Name, p.asked()[before:])
+			}
+			for _, r := range sent {
+				if r.Method == http.MethodDelete {
+					t.Fatalf("%s sent a DELETE without approval", tool.Name)
+				}
+			}
+		}
+	}
+	t.Logf("%d tools: %d deletes asked and approved, %d others not asked", len(tools), deletes, others)
+	if deletes < 10 || others < 100 {
+		t.Fatalf("too few tools exercised: %d deletes, %d others", deletes, others)
+	}
+}
+
+// requiredArgs fills a tool's required arguments with plain values of
+// their type (the first of an enum).
+func requiredArgs(schema any) map[string]any {
+	raw, _ := json.Marshal(schema)
+	var s struct {
+		Properties map[string]map[string]any `json:"properties"`
+		Required   []string                  `json:"required"`
+	}
+	json.Unmarshal(raw, &s)
+	args := map[string]any{}
+	for _, name := range s.Required {
+		prop := s.Properties[name]
+		if enum, ok := prop["enum"].([]any); ok && len(enum) > 0 {
+			args[name] = enum[0]
+			continue
+		}
+		switch prop["type"] {
+		case "integer", "number":
+			args[name] = 1
+		case "boolean":
+			args[name] = true
+		case "array":
+			args[name] = []any{}
+		case "object":
+			args[name] = map[string]any{}
+		default:
+			args[name] = "x_1"
+		}
+	}
+	return args
 }
