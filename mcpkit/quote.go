@@ -19,6 +19,9 @@ type QuoteSpec struct {
 	// ConfirmTool is the tool that carries the quotes out, named in the
 	// text the model reads.
 	ConfirmTool string
+	// Hold: the API has no preview; the tool's handler holds the
+	// operation's arguments as the quote and sends nothing (Call.Hold).
+	Hold bool
 }
 
 // Approval asks the person to approve a tool's action through MCP

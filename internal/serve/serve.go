@@ -62,6 +62,9 @@ func handler(t *lower.Tool) mcpkit.Handler {
 		}
 	}
 	req := t.Request
+	if q := t.Def.Quote; q != nil && q.Hold {
+		return func(c *mcpkit.Call) *mcp.CallToolResult { return c.Hold(build(c, nil, req)) }
+	}
 	return func(c *mcpkit.Call) *mcp.CallToolResult { return c.Do(build(c, nil, req)) }
 }
 

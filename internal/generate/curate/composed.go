@@ -16,7 +16,18 @@ import (
 // quote makes t a quote tool: its result is stored under a quote id, which
 // the structured result and the text carry.
 func (c *curator) quote(t *ir.Tool, ot *overlay.Tool) {
-	t.Quote = &ir.QuoteSpec{TTLSeconds: ot.Quote.TTLSeconds}
+	t.Quote = &ir.QuoteSpec{TTLSeconds: ot.Quote.TTLSeconds, Hold: ot.Quote.Hold}
+	if ot.Quote.Hold {
+		// Nothing is sent: the quote is the arguments, checked against
+		// the operation's schema, and the result says so.
+		t.Annotations = ir.Annotations{ReadOnly: true, OpenWorld: false}
+		t.OutputSchema = encodeSchema(map[string]any{"type": "object", "properties": map[string]any{
+			"quote_id":         map[string]any{"type": "string", "description": "Id of the stored quote; pass it to the confirm tool to carry the quote out."},
+			"quote_expires_at": map[string]any{"type": "string", "format": "date-time", "description": "When the quote stops being valid."},
+			"args":             map[string]any{"type": "object", "description": "The arguments held: what the confirm tool sends."},
+		}})
+		return
+	}
 	if t.OutputSchema == nil {
 		c.errorf(ot.Quote.Pos, "tool `%s`: a quote tool needs an operation that answers with JSON (the quote's values), and %s does not", ot.Name, describeOp(t))
 		return

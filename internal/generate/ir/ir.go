@@ -126,7 +126,7 @@ type Tool struct {
 // or confirm tool with any writing step writes.
 func (t *Tool) Writes() bool {
 	reads := func(c *Call) bool { return c == nil || c.Method == "GET" || c.Method == "HEAD" }
-	if !reads(t.Call) {
+	if !reads(t.Call) && (t.Quote == nil || !t.Quote.Hold) {
 		return true
 	}
 	for _, st := range t.Steps {
@@ -186,6 +186,9 @@ type QuoteSpec struct {
 	TTLSeconds int
 	// ConfirmTool is the tool that carries the quotes out.
 	ConfirmTool string
+	// Hold: the server holds the operation's arguments as the quote and
+	// sends nothing (an API without a preview operation).
+	Hold bool
 }
 
 // Approval asks the person, through MCP elicitation, to approve a tool's

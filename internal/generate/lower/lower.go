@@ -157,7 +157,7 @@ func ofTool(t *ir.Tool, texts *schemaTexts) *Tool {
 		def.Errors = append(def.Errors, rule)
 	}
 	if t.Quote != nil {
-		def.Quote = &mcpkit.QuoteSpec{TTLSeconds: t.Quote.TTLSeconds, ConfirmTool: t.Quote.ConfirmTool}
+		def.Quote = &mcpkit.QuoteSpec{TTLSeconds: t.Quote.TTLSeconds, ConfirmTool: t.Quote.ConfirmTool, Hold: t.Quote.Hold}
 	}
 	if t.Approval != nil {
 		def.Approval = &mcpkit.Approval{Message: t.Approval.Message, Proceed: t.Approval.Proceed, Never: t.Approval.Never}

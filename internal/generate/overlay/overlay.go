@@ -172,7 +172,11 @@ type Tool struct {
 type Quote struct {
 	// TTLSeconds is how long a quote stays valid (default 15 minutes).
 	TTLSeconds int
-	Pos        diag.Pos
+	// Hold: the API has no preview; the server holds the operation's
+	// arguments as the quote (checked against its schema) and sends
+	// nothing. The confirm tool's step of the same operation sends them.
+	Hold bool
+	Pos  diag.Pos
 }
 
 // Approval configures human approval of a tool.

@@ -192,6 +192,7 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 		"quote": func(k, v *yaml.Node) {
 			q := &Quote{TTLSeconds: 15 * 60, Pos: d.Pos(v)}
 			d.Fields(v, "quote", map[string]func(k, v *yaml.Node){
+				"hold": func(k, v *yaml.Node) { q.Hold, _ = d.Bool(v, "hold") },
 				"ttl": func(k, v *yaml.Node) {
 					if s, ok := d.Str(v, "ttl"); ok {
 						dur, err := time.ParseDuration(s)
