@@ -610,5 +610,5 @@ func (l *linter) unapprovedDestructive(ti *toolInfo) {
 	if c := t.Call; c != nil {
 		what = c.Method + " " + c.Path
 	}
-	l.add(Finding{Rule: "unapproved-destructive", Tool: t.Name, Pos: l.toolPos(t), Message: fmt.Sprintf("tool `%s` (%s) deletes or overwrites without the person's approval: give it `approval:` (a question over its arguments), or make it the confirm tool of a quote; the server's --approve destructive asks a generated question instead", t.Name, what)})
+	l.add(Finding{Rule: "unapproved-destructive", Tool: t.Name, Pos: l.toolPos(t), Message: fmt.Sprintf("tool `%s` (%s) is destructive and runs without the person's approval: give it `approval:` (a question over its arguments), or make it the confirm tool of a quote; the server's --approve destructive asks a generated question instead", t.Name, what)})
 }
