@@ -133,3 +133,25 @@ func TestTrackerStory(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackerScenarios: the example's scenarios pass with tailor test on
+// the generated server and on tailor serve, and the API holds what they
+// did: issue 7 closed, acme/site deleted, no issue opened.
+func TestTrackerScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the example server")
+	}
+	example := filepath.Join(testkit.RepoRoot(), "examples", "tracker", "scenarios.yaml")
+	for _, sv := range trackerServers() {
+		t.Run(sv.kind, func(t *testing.T) {
+			api := backend.New()
+			srv := httptest.NewServer(api.Handler())
+			t.Cleanup(srv.Close)
+			code, out := tailorTest(t, sv, example, srv.URL)
+			if code != 0 || !strings.Contains(out, "scenarios passed    3\n") {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			eq(t, "writes", writesOf(api), `PATCH /repos/acme/site/issues/7 {"state":"closed","state_reason":"completed"} | DELETE /repos/acme/site`)
+		})
+	}
+}
