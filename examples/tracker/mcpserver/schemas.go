@@ -24,6 +24,26 @@ const getRepositoryInputSchema = `{
 	"type": "object"
 }`
 
+// getRepositoryStrictSchema is the listed inputSchema (strict form) of get_repository.
+const getRepositoryStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"owner": {
+			"description": "The account that owns the repository.",
+			"type": "string"
+		},
+		"repo": {
+			"description": "The repository's name.",
+			"type": "string"
+		}
+	},
+	"required": [
+		"owner",
+		"repo"
+	],
+	"type": "object"
+}`
+
 // getRepositoryOutputSchema is the outputSchema of get_repository.
 const getRepositoryOutputSchema = `{
 	"properties": {
@@ -86,6 +106,40 @@ const listIssuesInputSchema = `{
 	"required": [
 		"owner",
 		"repo"
+	],
+	"type": "object"
+}`
+
+// listIssuesStrictSchema is the listed inputSchema (strict form) of list_issues.
+const listIssuesStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"owner": {
+			"description": "The account that owns the repository.",
+			"type": "string"
+		},
+		"repo": {
+			"description": "The repository's name.",
+			"type": "string"
+		},
+		"state": {
+			"description": "Default: \"open\".",
+			"enum": [
+				"open",
+				"closed",
+				"all",
+				null
+			],
+			"type": [
+				"string",
+				"null"
+			]
+		}
+	},
+	"required": [
+		"owner",
+		"repo",
+		"state"
 	],
 	"type": "object"
 }`
@@ -174,6 +228,37 @@ const createIssueInputSchema = `{
 	"type": "object"
 }`
 
+// createIssueStrictSchema is the listed inputSchema (strict form) of create_issue.
+const createIssueStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"body": {
+			"type": [
+				"string",
+				"null"
+			]
+		},
+		"owner": {
+			"description": "The account that owns the repository.",
+			"type": "string"
+		},
+		"repo": {
+			"description": "The repository's name.",
+			"type": "string"
+		},
+		"title": {
+			"type": "string"
+		}
+	},
+	"required": [
+		"body",
+		"owner",
+		"repo",
+		"title"
+	],
+	"type": "object"
+}`
+
 // createIssueOutputSchema is the outputSchema of create_issue.
 const createIssueOutputSchema = `{
 	"properties": {
@@ -245,6 +330,40 @@ const closeIssueInputSchema = `{
 	"type": "object"
 }`
 
+// closeIssueStrictSchema is the listed inputSchema (strict form) of close_issue.
+const closeIssueStrictSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"number": {
+			"description": "The issue number.",
+			"type": "integer"
+		},
+		"owner": {
+			"description": "The account that owns the repository.",
+			"type": "string"
+		},
+		"reason": {
+			"description": "Why it is closed.",
+			"enum": [
+				"completed",
+				"not_planned"
+			],
+			"type": "string"
+		},
+		"repo": {
+			"description": "The repository's name.",
+			"type": "string"
+		}
+	},
+	"required": [
+		"number",
+		"owner",
+		"reason",
+		"repo"
+	],
+	"type": "object"
+}`
+
 // closeIssueOutputSchema is the outputSchema of close_issue.
 const closeIssueOutputSchema = `{
 	"properties": {
@@ -260,6 +379,26 @@ const closeIssueOutputSchema = `{
 
 // quoteDeleteRepositoryInputSchema is the inputSchema of quote_delete_repository.
 const quoteDeleteRepositoryInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"owner": {
+			"description": "The account that owns the repository.",
+			"type": "string"
+		},
+		"repo": {
+			"description": "The repository's name.",
+			"type": "string"
+		}
+	},
+	"required": [
+		"owner",
+		"repo"
+	],
+	"type": "object"
+}`
+
+// quoteDeleteRepositoryStrictSchema is the listed inputSchema (strict form) of quote_delete_repository.
+const quoteDeleteRepositoryStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"owner": {
@@ -300,6 +439,21 @@ const quoteDeleteRepositoryOutputSchema = `{
 
 // deleteRepositoryInputSchema is the inputSchema of delete_repository.
 const deleteRepositoryInputSchema = `{
+	"additionalProperties": false,
+	"properties": {
+		"quote_id": {
+			"description": "The quote_id that quote_delete_repository returned, for the quote the user agreed to. Nothing else can be passed: the values come from the quote.",
+			"type": "string"
+		}
+	},
+	"required": [
+		"quote_id"
+	],
+	"type": "object"
+}`
+
+// deleteRepositoryStrictSchema is the listed inputSchema (strict form) of delete_repository.
+const deleteRepositoryStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"quote_id": {
