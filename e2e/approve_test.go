@@ -3,12 +3,14 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -305,6 +307,63 @@ func TestApproveConcurrent(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestApproveUnanswered: over stateful HTTP go-sdk asks the person on the
+// session itself; when that request fails (the client's dialog errs) or
+// is abandoned (the caller cancels while the person has not answered),
+// nothing is sent, and the audit still has a line for the approval: the
+// tool, the hash of the arguments and a fingerprint of the caller, never
+// the arguments' values or the caller's tenant.
+func TestApproveUnanswered(t *testing.T) {
+	for _, sv := range workspace.servers() {
+		t.Run(sv.kind, func(t *testing.T) {
+			b := wsBackend(t)
+			var asked atomic.Int32
+			block := make(chan struct{})
+			t.Cleanup(func() { close(block) })
+			opts := &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				if asked.Add(1) == 1 {
+					return nil, fmt.Errorf("the approval dialog crashed")
+				}
+				select { // the person never answers
+				case <-block:
+				case <-ctx.Done():
+				}
+				return nil, ctx.Err()
+			}}
+			srv := startWorkspace(t, sv, "http", b, wsTenant, opts)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if _, err := srv.Session.CallTool(ctx, &mcp.CallToolParams{Name: "create_item", Arguments: item}); err == nil {
+				t.Fatal("the failed approval round trip did not fail the call")
+			}
+			short, stop := context.WithTimeout(context.Background(), 2*time.Second)
+			defer stop()
+			if _, err := srv.Session.CallTool(short, &mcp.CallToolParams{Name: "create_item", Arguments: item}); err == nil {
+				t.Fatal("the abandoned approval did not fail the call")
+			}
+			eq(t, "writes", len(wsWrites(b)), 0)
+			lines := auditLines(t, srv, "create_item", 2, "got no answer")
+			var got []string
+			for _, l := range lines {
+				var r struct {
+					Approval, Outcome string
+					Hash              string `json:"args_sha256"`
+					Caller            string `json:"caller"`
+				}
+				json.Unmarshal([]byte(l), &r)
+				got = append(got, r.Approval)
+				if len(r.Hash) != 64 || r.Caller == "" || r.Outcome != "error" {
+					t.Fatalf("audit line without the hash or the caller: %s", l)
+				}
+				if strings.Contains(l, wsTenant) || strings.Contains(l, "Write docs") || strings.Contains(l, wsToken) {
+					t.Fatalf("the audit line shows an argument or the tenant: %s", l)
+				}
+			}
+			eq(t, "unanswered approvals", strings.Join(got, ","), "failed,cancelled")
+		})
 	}
 }
 

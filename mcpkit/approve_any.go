@@ -142,7 +142,7 @@ func (c *Call) actOnAnswer(ap *Approval, h *heldCall) *mcp.CallToolResult {
 	if action == "" {
 		// The state is ours but carries no answer: ask again under it.
 		c.audit.Approval = "asked"
-		c.pending().set(q.ID, h.nonce)
+		c.setPending(q.ID, h.nonce)
 		return c.callInputRequest(q, h.nonce, h.until, question)
 	}
 	// Whatever the answer, the record is used up in two atomic steps: the
@@ -152,7 +152,7 @@ func (c *Call) actOnAnswer(ap *Approval, h *heldCall) *mcp.CallToolResult {
 	now := c.kit.now()
 	token := randomToken(16)
 	err := c.kit.quotes.Reserve(c.ctx, q.ID, quotestore.Reservation{From: h.nonce, To: token, Until: now.Add(time.Minute), Now: now})
-	c.pending().set("", "")
+	c.setPending("", "")
 	switch {
 	case errors.Is(err, quotestore.ErrUsed), errors.Is(err, quotestore.ErrNotReserved), errors.Is(err, quotestore.ErrNotFound):
 		c.audit.Ignored = "requestState already answered or lapsed"
@@ -207,7 +207,7 @@ func (c *Call) askCall(ap *Approval) *mcp.CallToolResult {
 	if err := c.kit.quotes.Reserve(c.ctx, q.ID, quotestore.Reservation{To: nonce, Until: until, Now: now}); err != nil {
 		return c.heldStoreFailed(err)
 	}
-	c.pending().set(q.ID, nonce)
+	c.setPending(q.ID, nonce)
 	c.audit.Approval = "asked"
 	return c.callInputRequest(q, nonce, until, question)
 }

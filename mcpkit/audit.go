@@ -35,12 +35,15 @@ type auditRecord struct {
 	Approval  string         `json:"approval,omitempty"`
 	// ArgsHash is the hash an approval is bound to (approve_any.go), on
 	// the records of calls that asked or answered.
-	ArgsHash string      `json:"args_sha256,omitempty"`
-	Ignored  string      `json:"approval_ignored,omitempty"`
-	Steps    []auditStep `json:"calls,omitempty"`
-	Created  []string    `json:"created,omitempty"`
-	Failed   string      `json:"failed_step,omitempty"`
-	Outcome  string      `json:"outcome"`
+	ArgsHash string `json:"args_sha256,omitempty"`
+	// Caller is a fingerprint of the caller (identity, else session) on
+	// those records: who was asked, without the identity's values.
+	Caller  string      `json:"caller,omitempty"`
+	Ignored string      `json:"approval_ignored,omitempty"`
+	Steps   []auditStep `json:"calls,omitempty"`
+	Created []string    `json:"created,omitempty"`
+	Failed  string      `json:"failed_step,omitempty"`
+	Outcome string      `json:"outcome"`
 	// Interrupted says why the call was cut short (a shutdown).
 	Interrupted string `json:"interrupted,omitempty"`
 	Message     string `json:"message,omitempty"`
@@ -139,6 +142,9 @@ func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time, 
 	}
 	if c.audit.Approval != "" && c.args != nil {
 		rec.ArgsHash = c.argsHash()
+		if c.req != nil {
+			_, rec.Caller = c.owner()
+		}
 	}
 	if c.audit.Rule > 0 {
 		rule := c.audit.Rule - 1

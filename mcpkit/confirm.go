@@ -180,7 +180,7 @@ func (c *Call) ask(q *quotestore.Quote, msg string) (*lease, *mcp.CallToolResult
 		c.release(l, nil)
 		return nil, c.storeFailed("sign", err)
 	}
-	c.pending().set(q.ID, nonce)
+	c.setPending(q.ID, nonce)
 	c.audit.Approval = "asked"
 	return nil, req
 }
@@ -198,13 +198,13 @@ func (c *Call) answered(q *quotestore.Quote, a *answer, msg string) (*lease, *mc
 		if err != nil {
 			return nil, c.storeFailed("reserve", err)
 		}
-		c.pending().set(q.ID, a.claims.Nonce)
+		c.setPending(q.ID, a.claims.Nonce)
 		c.audit.Approval = "asked"
 		return nil, res
 	}
 	c.audit.Approval = action
 	if action != "accept" {
-		c.pending().set("", "")
+		c.setPending("", "")
 		if err := c.kit.quotes.Release(c.ctx, q.ID, a.claims.Nonce, nil); err != nil {
 			// Not this request's reservation (answered already): it counts for
 			// nothing.
@@ -221,7 +221,7 @@ func (c *Call) answered(q *quotestore.Quote, a *answer, msg string) (*lease, *mc
 	// a replay of the same state finds the nonce no longer holding it.
 	token := randomToken(16)
 	err := c.kit.quotes.Reserve(c.ctx, q.ID, quotestore.Reservation{From: a.claims.Nonce, To: token, Until: c.runUntil(now), Now: now})
-	c.pending().set("", "")
+	c.setPending("", "")
 	switch {
 	case err == nil:
 		return &lease{quote: q, token: token, approved: now}, nil

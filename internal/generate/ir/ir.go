@@ -93,6 +93,9 @@ type Tool struct {
 	Call *Call
 	// Steps are the operations a composed tool calls, in order.
 	Steps []*Step
+	// Reads are the read-only steps a one-operation tool runs before its
+	// approval question or before holding a quote.
+	Reads []*Step
 	// Quote is set on a tool whose successful result is stored as a quote
 	// that a confirm tool can carry out.
 	Quote *QuoteSpec

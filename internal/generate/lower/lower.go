@@ -41,6 +41,9 @@ type Tool struct {
 	Request *Request
 	// Steps are a composed tool's requests, one per Def.Steps element.
 	Steps []*Request
+	// Reads are a one-operation tool's first reads, one per Def.Reads
+	// element.
+	Reads []*Request
 	// Confirm lists, for a confirm tool, what its handler does with the
 	// quote after taking it and before running the steps (nil otherwise).
 	Confirm []ConfirmCall
@@ -169,6 +172,10 @@ func ofTool(t *ir.Tool, texts *schemaTexts) *Tool {
 			Security: st.Call.Security,
 		})
 		lt.Steps = append(lt.Steps, request(st.Call))
+	}
+	for _, st := range t.Reads {
+		def.Reads = append(def.Reads, mcpkit.Step{Name: st.Name, ReadOnly: true, Security: st.Call.Security})
+		lt.Reads = append(lt.Reads, request(st.Call))
 	}
 	if t.Confirms != "" {
 		lt.Confirm = []ConfirmCall{Preflight, Reserve}

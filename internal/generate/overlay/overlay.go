@@ -157,6 +157,10 @@ type Tool struct {
 	Args []*Arg
 	// Steps make a composed tool: operations called in order.
 	Steps []*Step
+	// Reads are read-only steps a one-operation tool runs first: before
+	// its approval question, or before a held quote is stored. The
+	// question and the quote's text see their results as .steps.<name>.
+	Reads []*Step
 	// Lint switches `tailor lint` rules off for this tool, with reasons.
 	Lint []*LintDisable
 	// Messages replace built-in messages for this tool only.

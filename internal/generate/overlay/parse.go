@@ -264,6 +264,7 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 			})
 		},
 		"steps":    func(k, v *yaml.Node) { t.Steps = d.steps(v) },
+		"reads":    func(k, v *yaml.Node) { t.Reads = d.steps(v) },
 		"lint":     func(k, v *yaml.Node) { t.Lint = d.lint(v) },
 		"messages": func(k, v *yaml.Node) { t.Messages = d.messages(v, "tool `"+t.Name+"` messages") },
 		"scopes":   func(k, v *yaml.Node) { t.Scopes, t.ScopesAt = d.scopes(v) },
@@ -272,6 +273,10 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 		switch {
 		case t.Operation == "" && len(t.Steps) == 0:
 			d.Errorf(k, "tool `%s` needs `operation:` (an operationId, or \"METHOD /path\"), or `steps:` for a composed tool", t.Name)
+		case len(t.Reads) > 0 && t.Operation == "":
+			d.Errorf(k, "tool `%s`: `reads:` are the read-only steps a one-operation tool runs before its approval question or held quote; a composed tool starts its `steps:` with them instead", t.Name)
+		case len(t.Reads) > 0 && t.Approval == nil && (t.Quote == nil || !t.Quote.Hold):
+			d.Errorf(k, "tool `%s`: `reads:` run before an approval question or a held quote (`quote: {hold: true}`), and this tool has neither", t.Name)
 		case t.Operation != "" && len(t.Steps) > 0:
 			d.Errorf(k, "tool `%s` has both `operation:` and `steps:`: a tool calls one operation, or is composed of steps", t.Name)
 		case t.Confirms != "" && len(t.Steps) == 0:
