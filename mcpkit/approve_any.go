@@ -231,7 +231,7 @@ func (c *Call) callQuestion(ap *Approval) (string, *mcp.CallToolResult) {
 		return c.generatedQuestion(), nil
 	}
 	s := c.newScope()
-	if strings.Contains(ap.Message, ".steps") {
+	if len(c.tool.Reads) > 0 || strings.Contains(ap.Message, ".steps") {
 		if res := c.readFirst(s); res != nil {
 			return "", res
 		}
@@ -248,17 +248,23 @@ func (c *Call) callQuestion(ap *Approval) (string, *mcp.CallToolResult) {
 	return c.generatedQuestion(), nil
 }
 
-// readFirst runs the read-only steps a composed tool starts with (up to
-// its first write, or its first step over a list) and keeps their results
-// as .steps for the question. A read that fails ends the call: nothing was
-// written.
+// readFirst runs a one-operation tool's reads, or the read-only steps a
+// composed tool starts with (up to its first write, or its first step
+// over a list), and keeps their results as .steps for the question or the
+// held quote. A read that fails ends the call: nothing was written.
 func (c *Call) readFirst(s *Scope) *mcp.CallToolResult {
 	steps := map[string]any{}
 	s.data["steps"] = steps
-	for _, st := range c.tool.Steps {
-		if !st.ReadOnly || st.ForEach != "" {
-			break
+	first := c.tool.Reads
+	if len(first) == 0 {
+		for _, st := range c.tool.Steps {
+			if !st.ReadOnly || st.ForEach != "" {
+				break
+			}
+			first = append(first, st)
 		}
+	}
+	for _, st := range first {
 		req := st.Request(c, s)
 		req.readOnly, req.idempotent, req.security = true, true, st.Security
 		if c.missing != nil {

@@ -32,6 +32,20 @@ func (c *Call) Hold(r *Request) *mcp.CallToolResult {
 		return errorResult(c.say("request_not_built", M{"problem": r.err.Error()}))
 	}
 	body := map[string]any{"request": r.Method + " " + r.template}
+	if len(t.Reads) > 0 {
+		// What will be changed, read now: the quote's text shows it, and
+		// the quote keeps it for the confirm tool's question.
+		s := c.newScope()
+		if res := c.readFirst(s); res != nil {
+			return res
+		}
+		read := map[string]any{}
+		for name, v := range s.data["steps"].(map[string]any) {
+			m := v.(map[string]any)
+			read[name] = map[string]any{"body": m["body"], "status": m["status"]}
+		}
+		body["steps"] = read
+	}
 	quote, err := c.saveQuote(body)
 	if err != nil {
 		return c.quoteNotSaved(err)
@@ -41,7 +55,7 @@ func (c *Call) Hold(r *Request) *mcp.CallToolResult {
 		tm, err := cachedTemplate(t.Text)
 		var buf bytes.Buffer
 		if err == nil {
-			err = executeTemplate(tm, &buf, map[string]any{"args": c.args, "body": body, "quote": quote, "context": c.contextValues()})
+			err = executeTemplate(tm, &buf, map[string]any{"args": c.args, "body": body, "quote": quote, "context": c.contextValues(), "steps": body["steps"]})
 		}
 		if err != nil {
 			c.logger().Error("result template failed", "tool", t.Name, "error", c.redact(err.Error()))

@@ -208,11 +208,19 @@ func (c *curator) stepScope(t *ir.Tool, quoteTool *ir.Tool) tmplcheck.Scope {
 		"context": tmplcheck.Names("a context value (server.context)", ctx),
 	}
 	if quoteTool != nil {
+		body := tmplcheck.Schema(quoteTool.OutputSchema, true, quoteTool.Call.Result.Wrap)
+		if quoteTool.Quote != nil && quoteTool.Quote.Hold {
+			// A held quote's body is what the server stored: the request
+			// and the results of the quote tool's first reads.
+			body = tmplcheck.Map("a field of the held quote (request, steps)", map[string]tmplcheck.Sym{
+				"request": {}, "steps": tmplcheck.Map("a read the quote tool ran (reads:)", c.reads[quoteTool.Name]),
+			})
+		}
 		s["quote"] = tmplcheck.Map("a field of the quote (id, expires_at, args, body)", map[string]tmplcheck.Sym{
 			"id":         {},
 			"expires_at": {},
 			"args":       tmplcheck.Names("an argument of "+quoteTool.Name, argNames(quoteTool)),
-			"body":       tmplcheck.Schema(quoteTool.OutputSchema, true, quoteTool.Call.Result.Wrap),
+			"body":       body,
 		})
 	}
 	return s
