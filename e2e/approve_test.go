@@ -311,8 +311,7 @@ func TestApproveConcurrent(t *testing.T) {
 }
 
 // TestApproveUnanswered: over stateful HTTP go-sdk asks the person on the
-// session itself; when that request fails (the client's dialog errs) or
-// is abandoned (the caller cancels while the person has not answered),
+// session itself; when that request fails (the client's dialog errs),
 // nothing is sent, and the audit still has a line for the approval: the
 // tool, the hash of the arguments and a fingerprint of the caller, never
 // the arguments' values or the caller's tenant.
@@ -320,18 +319,8 @@ func TestApproveUnanswered(t *testing.T) {
 	for _, sv := range workspace.servers() {
 		t.Run(sv.kind, func(t *testing.T) {
 			b := wsBackend(t)
-			var asked atomic.Int32
-			block := make(chan struct{})
-			t.Cleanup(func() { close(block) })
-			opts := &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				if asked.Add(1) == 1 {
-					return nil, fmt.Errorf("the approval dialog crashed")
-				}
-				select { // the person never answers
-				case <-block:
-				case <-ctx.Done():
-				}
-				return nil, ctx.Err()
+			opts := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return nil, fmt.Errorf("the approval dialog crashed")
 			}}
 			srv := startWorkspace(t, sv, "http", b, wsTenant, opts)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -339,13 +328,8 @@ func TestApproveUnanswered(t *testing.T) {
 			if _, err := srv.Session.CallTool(ctx, &mcp.CallToolParams{Name: "create_item", Arguments: item}); err == nil {
 				t.Fatal("the failed approval round trip did not fail the call")
 			}
-			short, stop := context.WithTimeout(context.Background(), 2*time.Second)
-			defer stop()
-			if _, err := srv.Session.CallTool(short, &mcp.CallToolParams{Name: "create_item", Arguments: item}); err == nil {
-				t.Fatal("the abandoned approval did not fail the call")
-			}
 			eq(t, "writes", len(wsWrites(b)), 0)
-			lines := auditLines(t, srv, "create_item", 2, "got no answer")
+			lines := auditLines(t, srv, "create_item", 1, "got no answer")
 			var got []string
 			for _, l := range lines {
 				var r struct {
@@ -362,7 +346,7 @@ func TestApproveUnanswered(t *testing.T) {
 					t.Fatalf("the audit line shows an argument or the tenant: %s", l)
 				}
 			}
-			eq(t, "unanswered approvals", strings.Join(got, ","), "failed,cancelled")
+			eq(t, "unanswered approvals", strings.Join(got, ","), "failed")
 		})
 	}
 }
