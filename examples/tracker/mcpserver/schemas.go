@@ -29,11 +29,9 @@ const getRepositoryStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"owner": {
-			"description": "The account that owns the repository.",
 			"type": "string"
 		},
 		"repo": {
-			"description": "The repository's name.",
 			"type": "string"
 		}
 	},
@@ -115,11 +113,9 @@ const listIssuesStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"owner": {
-			"description": "The account that owns the repository.",
 			"type": "string"
 		},
 		"repo": {
-			"description": "The repository's name.",
 			"type": "string"
 		},
 		"state": {
@@ -239,11 +235,9 @@ const createIssueStrictSchema = `{
 			]
 		},
 		"owner": {
-			"description": "The account that owns the repository.",
 			"type": "string"
 		},
 		"repo": {
-			"description": "The repository's name.",
 			"type": "string"
 		},
 		"title": {
@@ -339,7 +333,6 @@ const closeIssueStrictSchema = `{
 			"type": "integer"
 		},
 		"owner": {
-			"description": "The account that owns the repository.",
 			"type": "string"
 		},
 		"reason": {
@@ -351,7 +344,6 @@ const closeIssueStrictSchema = `{
 			"type": "string"
 		},
 		"repo": {
-			"description": "The repository's name.",
 			"type": "string"
 		}
 	},
@@ -402,11 +394,9 @@ const quoteDeleteRepositoryStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"owner": {
-			"description": "The account that owns the repository.",
 			"type": "string"
 		},
 		"repo": {
-			"description": "The repository's name.",
 			"type": "string"
 		}
 	},
@@ -439,21 +429,6 @@ const quoteDeleteRepositoryOutputSchema = `{
 
 // deleteRepositoryInputSchema is the inputSchema of delete_repository.
 const deleteRepositoryInputSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"quote_id": {
-			"description": "The quote_id that quote_delete_repository returned, for the quote the user agreed to. Nothing else can be passed: the values come from the quote.",
-			"type": "string"
-		}
-	},
-	"required": [
-		"quote_id"
-	],
-	"type": "object"
-}`
-
-// deleteRepositoryStrictSchema is the listed inputSchema (strict form) of delete_repository.
-const deleteRepositoryStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"quote_id": {

@@ -24,7 +24,7 @@ var API = mcpkit.API{
 	Name:           "tracker",
 	Title:          "Issue tracker",
 	Version:        "1.0",
-	Instructions:   "Tools for a maintainer's assistant on a code host. Look a repository or issue up before changing it. Every change is approved by the user when it is made; to delete a repository, call quote_delete_repository, tell the user what will be deleted, and only when they agree call delete_repository with the quote_id.",
+	Instructions:   "Tools for a maintainer's assistant on a code host. Look a repository or issue up before changing it. Every change is approved by the user when it is made; to delete a repository, call quote_delete_repository, tell the user what will be deleted, and only when they agree call delete_repository with the quote_id.\n\nArguments that mean the same in every tool that takes them:\n- owner: The account that owns the repository.\n- repo: The repository's name.",
 	EnvPrefix:      "TRACKER",
 	DefaultBaseURL: "http://localhost:8090",
 	Schemes: []mcpkit.Scheme{

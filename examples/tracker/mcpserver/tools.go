@@ -195,7 +195,6 @@ var deleteRepositoryTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  deleteRepositoryInputSchema,
 	OutputSchema: deleteRepositoryOutputSchema,
-	StrictSchema: deleteRepositoryStrictSchema,
 	Text:         "Deleted the repository {{.quote.args.owner}}/{{.quote.args.repo}}.",
 	Errors: []mcpkit.ErrorRule{
 		{Status: []string{"404"}, Text: "The repository no longer exists (already deleted?). Nothing was done."},
