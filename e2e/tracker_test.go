@@ -98,7 +98,7 @@ func TestTrackerStory(t *testing.T) {
 				// A quote the server computes: nothing is sent.
 				before := len(api.Writes())
 				res = srv.Call(t, "quote_delete_repository", map[string]any{"owner": "acme", "repo": "site"})
-				contains(t, testkit.Text(res), "Deleting acme/site (41 open issues, 12 stars) is prepared as quote q_", "Nothing has been done yet", "call delete_repository with quote_id")
+				contains(t, testkit.Text(res), "Deleting acme/site (40 open issues, 12 stars) is prepared as quote q_", "Nothing has been done yet", "call delete_repository with quote_id")
 				q := quoteID(t, res)
 				eq(t, "writes after the quote", len(api.Writes()), before)
 				// A decline does nothing; the quote stays valid.
@@ -115,7 +115,7 @@ func TestTrackerStory(t *testing.T) {
 				eq(t, "delete: isError", res.IsError, false)
 				contains(t, testkit.Text(res), "Deleted the repository acme/site.")
 				qs := p.asked()
-				eq(t, "delete question", qs[len(qs)-1], "Delete the repository acme/site and its 41 open issues? This cannot be undone.")
+				eq(t, "delete question", qs[len(qs)-1], "Delete the repository acme/site and its 40 open issues? This cannot be undone.")
 				eq(t, "writes after the delete", writesOf(api)[len(writesOf(api))-len("DELETE /repos/acme/site"):], "DELETE /repos/acme/site")
 				eq(t, "writes", len(api.Writes()), before+1)
 				if api.Repo("acme/site") != nil {
