@@ -5,7 +5,7 @@
 
 GO ?= go
 
-.PHONY: all build demo demo-petstore eval test test-short golden generate check-examples inspector clients vet bench corpus-report fuzz fmtcheck
+.PHONY: all build demo demo-petstore demo-tracker eval test test-short golden generate check-examples inspector clients vet bench corpus-report fuzz fmtcheck
 
 all: build test
 
@@ -51,6 +51,19 @@ demo-petstore:
 	$(GO) generate ./examples/petstore
 	$(GO) build -o bin/petstore ./examples/petstore/mcpserver/cmd/petstore
 	$(GO) run ./examples/petstore/demo --server bin/petstore
+
+# An API without preview endpoints (issues and repositories): every write is
+# approved by the person, and deleting a repository goes through a quote the
+# server holds. Generates and builds the server, starts the example API on
+# loopback, and replays the story's scenarios with tailor test (the
+# simulated person answers each approval).
+demo-tracker:
+	$(GO) generate ./examples/tracker
+	$(GO) build -o bin/tracker ./examples/tracker/mcpserver/cmd/tracker
+	$(GO) build -o bin/tracker-api ./examples/tracker/backend/cmd/tracker-api
+	$(GO) build -o bin/tailor ./cmd/tailor
+	bin/tracker-api -addr 127.0.0.1:8090 & api=$$!; trap 'kill $$api' EXIT; sleep 1; \
+	bin/tailor test examples/tracker/scenarios.yaml --server tracker=bin/tracker --backend http://127.0.0.1:8090
 
 inspector:
 	bash scripts/install-inspector.sh

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -216,6 +217,9 @@ type pendingReservation struct {
 	mu    sync.Mutex
 	quote string
 	token string
+	// asked is what the audit line of an approval request that got no
+	// answer says: the tool, the call's argument hash and caller.
+	asked *auditRecord
 }
 
 type pendingKey struct{}
@@ -229,12 +233,34 @@ func (p *pendingReservation) set(quote, token string) {
 	p.mu.Unlock()
 }
 
-func (p *pendingReservation) take() (quote, token string) {
+// setPending notes the reservation held for this call's approval request,
+// and what an audit line says if the request gets no answer.
+func (c *Call) setPending(quote, token string) {
+	p := c.pending()
+	if p == nil {
+		return
+	}
+	p.set(quote, token)
+	if token == "" {
+		return
+	}
+	_, caller := c.owner()
+	rec := &auditRecord{Msg: "audit", Tool: c.tool.Name, Session: c.sessionID(), RequestID: c.requestID,
+		Args: "(not shown)", ArgsHash: c.argsHash(), Caller: caller}
+	if q := c.audit.Quote; q != nil {
+		rec.Quote = &auditQuote{ID: q.ID, Tool: q.Tool, Values: "(not shown)", Expires: q.Expires.UTC().Format(time.RFC3339)}
+	}
+	p.mu.Lock()
+	p.asked = rec
+	p.mu.Unlock()
+}
+
+func (p *pendingReservation) take() (quote, token string, asked *auditRecord) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	quote, token = p.quote, p.token
-	p.quote, p.token = "", ""
-	return quote, token
+	quote, token, asked = p.quote, p.token, p.asked
+	p.quote, p.token, p.asked = "", "", nil
+	return quote, token, asked
 }
 
 func (c *Call) pending() *pendingReservation {
@@ -251,12 +277,14 @@ func (k *Runtime) releaseFailedApprovals(next mcp.MethodHandler) mcp.MethodHandl
 			return next(ctx, method, req)
 		}
 		p := &pendingReservation{}
+		start := time.Now()
 		res, err := next(context.WithValue(ctx, pendingKey{}, p), method, req)
 		if err != nil {
-			if quote, token := p.take(); token != "" {
+			if quote, token, asked := p.take(); token != "" {
 				if rerr := k.quotes.Release(context.WithoutCancel(ctx), quote, token, nil); rerr == nil {
 					k.log.Info("approval request failed; quote released", "quote", quote, "error", err.Error())
 				}
+				k.auditUnanswered(asked, err, start)
 			}
 		}
 		return res, err
@@ -274,4 +302,35 @@ func (c *Call) otherKeyHolds(q *quotestore.Quote, a *answer) *mcp.CallToolResult
 	c.logger().Error("an approval answer was signed by a replica with another approval key; nothing was done",
 		"tool", c.tool.Name, "quote", q.ID, "fix", fmt.Sprintf("give every replica the same %s_APPROVAL_KEY", c.kit.api.EnvPrefix))
 	return errorResult(c.say("approval_key_mismatch", M{"id": q.ID, "free_at": q.ReservedUntil.UTC().Format("15:04:05 UTC")}))
+}
+
+// auditUnanswered writes the audit line of an approval request that got no
+// answer: the request go-sdk made on the session for a client without
+// native input requests failed or timed out, so the handler never saw an
+// answer. Nothing was done; the line says so, with the tool, the hash of
+// the arguments and the caller (never the arguments or identity values).
+func (k *Runtime) auditUnanswered(rec *auditRecord, err error, start time.Time) {
+	if rec == nil {
+		return
+	}
+	rec.Time = start.UTC().Format(time.RFC3339Nano)
+	rec.Millis = time.Since(start).Milliseconds()
+	rec.Outcome = "error"
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		rec.Approval = "timed out"
+	case errors.Is(err, context.Canceled):
+		rec.Approval = "cancelled"
+	default:
+		rec.Approval = "failed"
+	}
+	rec.Message = truncate("the approval request got no answer: "+err.Error(), 500)
+	b, jerr := json.Marshal(rec)
+	if jerr != nil {
+		return
+	}
+	line := append(escapeInvisible(k.redactor.Bytes(b)), '\n')
+	k.auditOut.mu.Lock()
+	defer k.auditOut.mu.Unlock()
+	k.auditOut.w.Write(line)
 }

@@ -33,11 +33,17 @@ type auditRecord struct {
 	Identity  map[string]any `json:"identity,omitempty"`
 	Quote     *auditQuote    `json:"quote,omitempty"`
 	Approval  string         `json:"approval,omitempty"`
-	Ignored   string         `json:"approval_ignored,omitempty"`
-	Steps     []auditStep    `json:"calls,omitempty"`
-	Created   []string       `json:"created,omitempty"`
-	Failed    string         `json:"failed_step,omitempty"`
-	Outcome   string         `json:"outcome"`
+	// ArgsHash is the hash an approval is bound to (approve_any.go), on
+	// the records of calls that asked or answered.
+	ArgsHash string `json:"args_sha256,omitempty"`
+	// Caller is a fingerprint of the caller (identity, else session) on
+	// those records: who was asked, without the identity's values.
+	Caller  string      `json:"caller,omitempty"`
+	Ignored string      `json:"approval_ignored,omitempty"`
+	Steps   []auditStep `json:"calls,omitempty"`
+	Created []string    `json:"created,omitempty"`
+	Failed  string      `json:"failed_step,omitempty"`
+	Outcome string      `json:"outcome"`
 	// Interrupted says why the call was cut short (a shutdown).
 	Interrupted string `json:"interrupted,omitempty"`
 	Message     string `json:"message,omitempty"`
@@ -133,6 +139,12 @@ func (k *Runtime) writeAudit(c *Call, res *mcp.CallToolResult, start time.Time, 
 		Identity: c.contextValues(), Approval: c.audit.Approval, Ignored: c.audit.Ignored, Steps: c.audit.Steps,
 		Created: c.audit.Created, Failed: c.audit.Failed, Messages: c.audit.Said, Invalid: c.audit.Invalid, Millis: ended.elapsed.Milliseconds(),
 		Outcome: ended.outcome, Interrupted: ended.interrupted,
+	}
+	if c.audit.Approval != "" && c.args != nil {
+		rec.ArgsHash = c.argsHash()
+		if c.req != nil {
+			_, rec.Caller = c.owner()
+		}
 	}
 	if c.audit.Rule > 0 {
 		rule := c.audit.Rule - 1

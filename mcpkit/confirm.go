@@ -100,7 +100,7 @@ func (cf *Confirmation) Reserve() *mcp.CallToolResult {
 	c, q := cf.c, cf.quote
 	var l *lease
 	var res *mcp.CallToolResult
-	if q.Progress != nil || c.tool.Approval == nil {
+	if q.Progress != nil || c.approval() == nil {
 		// A run that stopped part-way was approved already: it resumes.
 		l, res = c.reserve(q, randomToken(16), c.runUntil(c.kit.now()))
 		if l != nil && q.Progress != nil {
@@ -157,14 +157,13 @@ func (cf *Confirmation) Run() *mcp.CallToolResult {
 // ask reserves the quote and asks the person, or, for a client that cannot
 // ask, proceeds or refuses as the overlay says.
 func (c *Call) ask(q *quotestore.Quote, msg string) (*lease, *mcp.CallToolResult) {
-	t := c.tool
 	now := c.kit.now()
 	until := now.Add(approvalWindow)
 	if q.Expires.Before(until) {
 		until = q.Expires
 	}
 	if !c.canElicit() {
-		if t.Approval.Proceed {
+		if c.approval().Proceed {
 			c.audit.Approval = "not asked: the client cannot elicit; the overlay allows proceeding"
 			return c.reserve(q, randomToken(16), c.runUntil(now))
 		}
@@ -181,7 +180,7 @@ func (c *Call) ask(q *quotestore.Quote, msg string) (*lease, *mcp.CallToolResult
 		c.release(l, nil)
 		return nil, c.storeFailed("sign", err)
 	}
-	c.pending().set(q.ID, nonce)
+	c.setPending(q.ID, nonce)
 	c.audit.Approval = "asked"
 	return nil, req
 }
@@ -199,13 +198,13 @@ func (c *Call) answered(q *quotestore.Quote, a *answer, msg string) (*lease, *mc
 		if err != nil {
 			return nil, c.storeFailed("reserve", err)
 		}
-		c.pending().set(q.ID, a.claims.Nonce)
+		c.setPending(q.ID, a.claims.Nonce)
 		c.audit.Approval = "asked"
 		return nil, res
 	}
 	c.audit.Approval = action
 	if action != "accept" {
-		c.pending().set("", "")
+		c.setPending("", "")
 		if err := c.kit.quotes.Release(c.ctx, q.ID, a.claims.Nonce, nil); err != nil {
 			// Not this request's reservation (answered already): it counts for
 			// nothing.
@@ -222,7 +221,7 @@ func (c *Call) answered(q *quotestore.Quote, a *answer, msg string) (*lease, *mc
 	// a replay of the same state finds the nonce no longer holding it.
 	token := randomToken(16)
 	err := c.kit.quotes.Reserve(c.ctx, q.ID, quotestore.Reservation{From: a.claims.Nonce, To: token, Until: c.runUntil(now), Now: now})
-	c.pending().set("", "")
+	c.setPending("", "")
 	switch {
 	case err == nil:
 		return &lease{quote: q, token: token, approved: now}, nil
@@ -298,7 +297,11 @@ func (c *Call) storeFailed(op string, err error) *mcp.CallToolResult {
 // template source, and are never asked about nothing.
 func (c *Call) approvalQuestion(s *Scope, q *quotestore.Quote) string {
 	t := c.tool
-	tm, err := cachedTemplate(t.Approval.Message)
+	if c.approval().Message == "" {
+		// The server-wide policy's question: the quote's values.
+		return c.redact(c.say("approval_question", M{"id": q.ID, "quote": jsonv.Text(q.Body)}))
+	}
+	tm, err := cachedTemplate(c.approval().Message)
 	var buf bytes.Buffer
 	if err == nil {
 		err = executeTemplate(tm, &buf, s.data)

@@ -206,6 +206,17 @@ var catalog = []Message{
 		Text: "This approval answer was issued by another instance of this server, which signs approvals with a different key, so it cannot be checked here. Nothing was done, and quote {{.id}} stays held by that approval request until {{.free_at}}. This is a configuration problem of the server (its instances must share one approval key), not something the user or you can fix: tell the user the approval could not be completed."},
 	{ID: "approval_unavailable", Fields: []Field{questionField},
 		Text: "This action needs the user's explicit approval ({{printf \"%q\" .question}}), and this client cannot ask for it, so nothing was done. Tell the user it needs their approval in a client that can ask for it."},
+	// Approval of any call (approve_any.go, approve_policy.go).
+	{ID: "approval_call_question", Fields: []Field{{"what", "what the tool does (its title or the first sentence of its description)"}, {"destructive", "true when the tool deletes or overwrites data"}, {"arguments", "the arguments as name=value, secrets and identity values not shown"}},
+		Text: "Allow {{.tool}}{{if .what}} ({{.what}}){{end}}?{{if .destructive}} It deletes or overwrites data.{{else}} It changes data.{{end}} Arguments: {{.arguments}}."},
+	{ID: "approval_call_declined", Fields: []Field{questionField},
+		Text: "The user declined ({{printf \"%q\" .question}}). Nothing was done. Ask the user what they want instead; do not call {{.tool}} again without their agreement."},
+	{ID: "approval_call_dismissed", Fields: []Field{questionField},
+		Text: "The user dismissed the approval request ({{printf \"%q\" .question}}) without answering. Nothing was done."},
+	{ID: "approval_call_timed_out",
+		Text: "The approval request was answered too late (approvals must be answered within a few minutes), so nothing was done. Call {{.tool}} again if the user still wants it; they will be asked again."},
+	{ID: "approval_call_store_failed",
+		Text: "The approval could not be recorded (the server's approval store failed), so nothing was done. Try again in a moment."},
 
 	// Composed tools.
 	{ID: "step_not_built", Fields: []Field{stepField, {"problem", "why its request could not be built"}},

@@ -19,15 +19,23 @@ type QuoteSpec struct {
 	// ConfirmTool is the tool that carries the quotes out, named in the
 	// text the model reads.
 	ConfirmTool string
+	// Hold: the API has no preview; the tool's handler holds the
+	// operation's arguments as the quote and sends nothing (Call.Hold).
+	Hold bool
 }
 
-// Approval asks the person to approve a confirm tool's action through MCP
-// elicitation. Message is a template over the quote.
+// Approval asks the person to approve a tool's action through MCP
+// elicitation. Message is a template over the quote (confirm tools) or the
+// call's arguments, context values and first read-only steps (any other
+// tool, approve_any.go); empty: the generated question.
 type Approval struct {
 	Message string
 	// Proceed runs the action when the client cannot elicit; otherwise the
 	// call is refused.
 	Proceed bool
+	// Never: the overlay exempts the tool from the server-wide approval
+	// policy (approve_policy.go); nothing else is set.
+	Never bool
 }
 
 // expiresAt is the quote's expiry as every message and template field

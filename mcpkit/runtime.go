@@ -150,6 +150,10 @@ type Config struct {
 	// bound): beyond it that caller's new quotes are refused, and other
 	// callers can still quote.
 	MaxQuotesPerCaller int
+	// Approve is the server-wide approval policy for tools the overlay
+	// gives no approval: "none" (or empty), "destructive" or "writes"
+	// (approve_policy.go).
+	Approve string
 	// ApprovalKey signs the request state of approval requests (HMAC). A
 	// random per-process key by default; replicas behind one endpoint must
 	// share one (at least 32 bytes).
@@ -286,6 +290,9 @@ func NewRuntime(api API, cfg Config) (*Runtime, error) {
 	k.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	if cfg.Now == nil {
 		k.cfg.Now = time.Now
+	}
+	if err := checkApprovePolicy(cfg.Approve); err != nil {
+		return nil, err
 	}
 	if cfg.QuoteTTL < 0 {
 		return nil, fmt.Errorf("the quote validity %s is negative: give a positive duration such as 15m", cfg.QuoteTTL)

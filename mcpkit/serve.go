@@ -88,6 +88,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		readTO      = set.Duration("http-read-timeout", "HTTP_READ_TIMEOUT", 30*time.Second, "HTTP mode: time to read a request's headers and body")
 		writeTO     = set.Duration("http-write-timeout", "HTTP_WRITE_TIMEOUT", approvalWindow+5*time.Minute, "HTTP mode: time to write the answer to a POST (it may wait for the user's approval)")
 		idleTO      = set.Duration("http-idle-timeout", "HTTP_IDLE_TIMEOUT", 2*time.Minute, "HTTP mode: close keep-alive connections idle this long")
+		approve     = set.String("approve", "APPROVE", "ask the user to approve (MCP elicitation) before tools the overlay gives no approval: none, destructive (every tool that deletes or overwrites) or writes (every tool that changes data) (default none)")
 		maxResponse = set.Int("max-response-bytes", "MAX_RESPONSE_BYTES", 10<<20, "read at most this many bytes of a backend response; a larger one fails the call with a message saying so")
 		ops         = declareOperations(set, api)
 		oauth       = declareOAuth(set)
@@ -139,6 +140,9 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 	set.positive("http-write-timeout", *writeTO, "15m")
 	set.positive("http-idle-timeout", *idleTO, "2m")
 	set.atLeast("max-response-bytes", *maxResponse, 1)
+	if err := checkApprovePolicy(*approve); err != nil {
+		set.errs = append(set.errs, fmt.Sprintf("%s %q: give none, destructive or writes", set.source("approve"), *approve))
+	}
 	ops.check(set)
 	selection := choice.selection(set)
 	if len(set.errs) > 0 {
@@ -148,7 +152,7 @@ func run(api API, register Register, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	cfg := Config{BaseURL: *baseURL, Timeout: *timeout, Retries: *retries, PassThroughAuth: *passThrough, Log: stderr,
-		QuoteTTL: *quoteTTL, MaxQuotes: *maxQuotes, MaxUsedQuotes: *maxUsed, MaxQuotesPerCaller: *maxPerCall, AllowUnverifiedContext: *unverified, MaxResponseBytes: *maxResponse,
+		QuoteTTL: *quoteTTL, Approve: *approve, MaxQuotes: *maxQuotes, MaxUsedQuotes: *maxUsed, MaxQuotesPerCaller: *maxPerCall, AllowUnverifiedContext: *unverified, MaxResponseBytes: *maxResponse,
 		Selection: selection}
 	if key := env("APPROVAL_KEY"); key != "" {
 		cfg.ApprovalKey = []byte(key)

@@ -60,6 +60,9 @@ type Tool struct {
 	Approval *Approval
 	// Steps make a composed tool, run by Call.RunSteps.
 	Steps []Step
+	// Reads are read-only steps a one-operation tool runs before asking
+	// for approval or holding a quote (approve_any.go, quote_held.go).
+	Reads []Step
 	// Toolset names the group the tool belongs to (see Selection).
 	Toolset string
 	// Writes: a request of the tool is neither GET nor HEAD (a quote or
@@ -219,6 +222,10 @@ func (k *Runtime) AddTool(s *mcp.Server, t *Tool, h Handler) {
 		}
 		if bad != nil {
 			return bad, nil
+		}
+		// The person approves before anything is sent (approve_any.go).
+		if res := c.approveCall(); res != nil {
+			return res, nil
 		}
 		return h(c), nil
 	}

@@ -32,6 +32,10 @@ func Lowered(s *lower.Server) (mcpkit.API, mcpkit.Register) {
 			req := req
 			t.Def.Steps[j].Request = func(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request { return build(c, s, req) }
 		}
+		for j, req := range t.Reads {
+			req := req
+			t.Def.Reads[j].Request = func(c *mcpkit.Call, s *mcpkit.Scope) *mcpkit.Request { return build(c, s, req) }
+		}
 		handlers[i] = handler(t)
 	}
 	return s.API, func(srv *mcp.Server, k *mcpkit.Runtime) {
@@ -62,6 +66,9 @@ func handler(t *lower.Tool) mcpkit.Handler {
 		}
 	}
 	req := t.Request
+	if q := t.Def.Quote; q != nil && q.Hold {
+		return func(c *mcpkit.Call) *mcp.CallToolResult { return c.Hold(build(c, nil, req)) }
+	}
 	return func(c *mcpkit.Call) *mcp.CallToolResult { return c.Do(build(c, nil, req)) }
 }
 

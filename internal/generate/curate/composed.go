@@ -16,7 +16,18 @@ import (
 // quote makes t a quote tool: its result is stored under a quote id, which
 // the structured result and the text carry.
 func (c *curator) quote(t *ir.Tool, ot *overlay.Tool) {
-	t.Quote = &ir.QuoteSpec{TTLSeconds: ot.Quote.TTLSeconds}
+	t.Quote = &ir.QuoteSpec{TTLSeconds: ot.Quote.TTLSeconds, Hold: ot.Quote.Hold}
+	if ot.Quote.Hold {
+		// Nothing is sent: the quote is the arguments, checked against
+		// the operation's schema, and the result says so.
+		t.Annotations = ir.Annotations{ReadOnly: true, OpenWorld: false}
+		t.OutputSchema = encodeSchema(map[string]any{"type": "object", "properties": map[string]any{
+			"quote_id":         map[string]any{"type": "string", "description": "Id of the stored quote; pass it to the confirm tool to carry the quote out."},
+			"quote_expires_at": map[string]any{"type": "string", "format": "date-time", "description": "When the quote stops being valid."},
+			"args":             map[string]any{"type": "object", "description": "The arguments held: what the confirm tool sends."},
+		}})
+		return
+	}
 	if t.OutputSchema == nil {
 		c.errorf(ot.Quote.Pos, "tool `%s`: a quote tool needs an operation that answers with JSON (the quote's values), and %s does not", ot.Name, describeOp(t))
 		return
@@ -93,9 +104,7 @@ func (c *curator) composed(ot *overlay.Tool) *ir.Tool {
 	}
 	t.InputSchema = encodeSchema(in)
 
-	if ot.Approval != nil {
-		t.Approval = &ir.Approval{Message: ot.Approval.Message.S, Proceed: ot.Approval.WithoutElicitation == "proceed"}
-	}
+	t.Approval = approvalOf(ot)
 
 	// The steps, each checked against what is known before it runs.
 	scope := c.stepScope(t, quoteTool)
@@ -175,8 +184,13 @@ func (c *curator) composed(ot *overlay.Tool) *ir.Tool {
 		}
 		t.Shape = sh
 	}
-	if ot.Approval != nil {
+	if ot.Approval != nil && ot.Approval.Message.S != "" {
 		approvalScope := c.stepScope(t, quoteTool)
+		if t.Confirms == "" {
+			// A tool that is not a confirm tool runs its first read-only
+			// steps before asking: the question may show what they read.
+			approvalScope["steps"] = tmplcheck.Map("a read-only step this tool starts with (the question is asked before any write)", leadingReads(ot, t, stepsSym))
+		}
 		c.checkTemplate(&ot.Approval.Message, where+" approval message", approvalScope)
 	}
 	c.errorRules(t, ot)
@@ -194,11 +208,19 @@ func (c *curator) stepScope(t *ir.Tool, quoteTool *ir.Tool) tmplcheck.Scope {
 		"context": tmplcheck.Names("a context value (server.context)", ctx),
 	}
 	if quoteTool != nil {
+		body := tmplcheck.Schema(quoteTool.OutputSchema, true, quoteTool.Call.Result.Wrap)
+		if quoteTool.Quote != nil && quoteTool.Quote.Hold {
+			// A held quote's body is what the server stored: the request
+			// and the results of the quote tool's first reads.
+			body = tmplcheck.Map("a field of the held quote (request, steps)", map[string]tmplcheck.Sym{
+				"request": {}, "steps": tmplcheck.Map("a read the quote tool ran (reads:)", c.reads[quoteTool.Name]),
+			})
+		}
 		s["quote"] = tmplcheck.Map("a field of the quote (id, expires_at, args, body)", map[string]tmplcheck.Sym{
 			"id":         {},
 			"expires_at": {},
 			"args":       tmplcheck.Names("an argument of "+quoteTool.Name, argNames(quoteTool)),
-			"body":       tmplcheck.Schema(quoteTool.OutputSchema, true, quoteTool.Call.Result.Wrap),
+			"body":       body,
 		})
 	}
 	return s
@@ -273,4 +295,31 @@ func (c *curator) bindStep(step *ir.Step, raw *ir.Tool, st *overlay.Step, scope 
 func checkSchema(s map[string]any) error {
 	_, err := compile(s)
 	return err
+}
+
+// approvalOf is the curated tool's approval, from the overlay's entry.
+func approvalOf(ot *overlay.Tool) *ir.Approval {
+	a := ot.Approval
+	if a == nil {
+		return nil
+	}
+	if a.Never {
+		return &ir.Approval{Never: true}
+	}
+	return &ir.Approval{Message: a.Message.S, Proceed: a.WithoutElicitation == "proceed"}
+}
+
+// leadingReads are the symbols of the read-only steps a composed tool
+// starts with, up to its first write or step over a list: what the
+// runtime has read when it asks for approval.
+func leadingReads(ot *overlay.Tool, t *ir.Tool, steps map[string]tmplcheck.Sym) map[string]tmplcheck.Sym {
+	out := map[string]tmplcheck.Sym{}
+	for i, st := range t.Steps {
+		m := st.Call.Method
+		if m != http.MethodGet && m != http.MethodHead || i >= len(ot.Steps) || ot.Steps[i].ForEach != nil {
+			break
+		}
+		out[st.Name] = steps[st.Name]
+	}
+	return out
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/model"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/generate/tmplcheck"
 )
 
 // Apply curates api with o; a nil overlay leaves api as it is. The raw api
@@ -43,6 +44,10 @@ type curator struct {
 	context map[string]bool
 	// curated holds the curated tools made so far, by name.
 	curated map[string]*ir.Tool
+	// reads holds, by tool name, the symbols of a one-operation tool's
+	// first reads (.steps.<name> in its approval question, its held
+	// quote's text, and its confirm tool's .quote.body.steps).
+	reads map[string]map[string]tmplcheck.Sym
 }
 
 func (c *curator) errorf(pos diag.Pos, format string, args ...any) {

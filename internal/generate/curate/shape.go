@@ -12,6 +12,7 @@ import (
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
 	"github.com/tailormcp/tailor/internal/generate/schema"
+	"github.com/tailormcp/tailor/internal/generate/tmplcheck"
 )
 
 // shape applies `result`: projection (keep/drop), the text template and the
@@ -62,7 +63,11 @@ func (c *curator) shape(t *ir.Tool, ot *overlay.Tool) {
 	}
 	if r.Text != nil {
 		sh.Text = r.Text.S
-		c.checkTemplate(r.Text, where+" text", resultScope(t))
+		scope := resultScope(t)
+		if reads := c.reads[t.Name]; reads != nil {
+			scope["steps"] = tmplcheck.Map("a read this tool runs before holding the quote (reads:)", reads)
+		}
+		c.checkTemplate(r.Text, where+" text", scope)
 	}
 	t.Shape = sh
 }

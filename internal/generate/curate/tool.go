@@ -10,6 +10,7 @@ import (
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/generate/tmplcheck"
 	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
@@ -49,8 +50,16 @@ func (c *curator) tool(raw *ir.Tool, ot *overlay.Tool) *ir.Tool {
 	if ot.Quote != nil {
 		c.quote(t, ot)
 	}
+	reads := c.firstReads(t, ot)
 	c.shape(t, ot)
 	c.errorRules(t, ot)
+	if t.Approval = approvalOf(ot); t.Approval != nil && ot.Approval.Message.S != "" {
+		scope := c.stepScope(t, nil)
+		if reads != nil {
+			scope["steps"] = tmplcheck.Map("a read this tool runs before asking (reads:)", reads)
+		}
+		c.checkTemplate(&ot.Approval.Message, fmt.Sprintf("tool `%s` approval message", ot.Name), scope)
+	}
 	return t
 }
 

@@ -93,6 +93,9 @@ type Tool struct {
 	Call *Call
 	// Steps are the operations a composed tool calls, in order.
 	Steps []*Step
+	// Reads are the read-only steps a one-operation tool runs before its
+	// approval question or before holding a quote.
+	Reads []*Step
 	// Quote is set on a tool whose successful result is stored as a quote
 	// that a confirm tool can carry out.
 	Quote *QuoteSpec
@@ -126,7 +129,7 @@ type Tool struct {
 // or confirm tool with any writing step writes.
 func (t *Tool) Writes() bool {
 	reads := func(c *Call) bool { return c == nil || c.Method == "GET" || c.Method == "HEAD" }
-	if !reads(t.Call) {
+	if !reads(t.Call) && (t.Quote == nil || !t.Quote.Hold) {
 		return true
 	}
 	for _, st := range t.Steps {
@@ -186,16 +189,22 @@ type QuoteSpec struct {
 	TTLSeconds int
 	// ConfirmTool is the tool that carries the quotes out.
 	ConfirmTool string
+	// Hold: the server holds the operation's arguments as the quote and
+	// sends nothing (an API without a preview operation).
+	Hold bool
 }
 
-// Approval asks the person, through MCP elicitation, to approve a confirm
-// tool's action before it runs.
+// Approval asks the person, through MCP elicitation, to approve a tool's
+// action before it runs (a confirm tool's, or any other's before anything
+// is sent).
 type Approval struct {
 	// Message is a template rendered with the quote.
 	Message string
 	// Proceed says what happens when the client cannot elicit: run anyway
 	// (true) or refuse (false).
 	Proceed bool
+	// Never exempts the tool from the server-wide approval policy.
+	Never bool
 }
 
 // ValueSource says where a request value comes from when the model does

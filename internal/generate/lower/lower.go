@@ -41,6 +41,9 @@ type Tool struct {
 	Request *Request
 	// Steps are a composed tool's requests, one per Def.Steps element.
 	Steps []*Request
+	// Reads are a one-operation tool's first reads, one per Def.Reads
+	// element.
+	Reads []*Request
 	// Confirm lists, for a confirm tool, what its handler does with the
 	// quote after taking it and before running the steps (nil otherwise).
 	Confirm []ConfirmCall
@@ -157,10 +160,10 @@ func ofTool(t *ir.Tool, texts *schemaTexts) *Tool {
 		def.Errors = append(def.Errors, rule)
 	}
 	if t.Quote != nil {
-		def.Quote = &mcpkit.QuoteSpec{TTLSeconds: t.Quote.TTLSeconds, ConfirmTool: t.Quote.ConfirmTool}
+		def.Quote = &mcpkit.QuoteSpec{TTLSeconds: t.Quote.TTLSeconds, ConfirmTool: t.Quote.ConfirmTool, Hold: t.Quote.Hold}
 	}
 	if t.Approval != nil {
-		def.Approval = &mcpkit.Approval{Message: t.Approval.Message, Proceed: t.Approval.Proceed}
+		def.Approval = &mcpkit.Approval{Message: t.Approval.Message, Proceed: t.Approval.Proceed, Never: t.Approval.Never}
 	}
 	for _, st := range t.Steps {
 		def.Steps = append(def.Steps, mcpkit.Step{
@@ -169,6 +172,10 @@ func ofTool(t *ir.Tool, texts *schemaTexts) *Tool {
 			Security: st.Call.Security,
 		})
 		lt.Steps = append(lt.Steps, request(st.Call))
+	}
+	for _, st := range t.Reads {
+		def.Reads = append(def.Reads, mcpkit.Step{Name: st.Name, ReadOnly: true, Security: st.Call.Security})
+		lt.Reads = append(lt.Reads, request(st.Call))
 	}
 	if t.Confirms != "" {
 		lt.Confirm = []ConfirmCall{Preflight, Reserve}

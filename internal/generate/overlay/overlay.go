@@ -148,13 +148,19 @@ type Tool struct {
 	// argument is the quote id, and its Steps run with the quoted values.
 	Confirms    string
 	ConfirmsPos diag.Pos
-	// Approval asks the person to approve (MCP elicitation) before a
-	// confirm tool runs.
+	// Approval asks the person to approve (MCP elicitation) before the
+	// tool runs: a confirm tool, or any other (then before anything is
+	// sent); `approval: false` exempts the tool from the server's
+	// --approve policy.
 	Approval *Approval
 	// Args declares the arguments of a composed tool (one with Steps).
 	Args []*Arg
 	// Steps make a composed tool: operations called in order.
 	Steps []*Step
+	// Reads are read-only steps a one-operation tool runs first: before
+	// its approval question, or before a held quote is stored. The
+	// question and the quote's text see their results as .steps.<name>.
+	Reads []*Step
 	// Lint switches `tailor lint` rules off for this tool, with reasons.
 	Lint []*LintDisable
 	// Messages replace built-in messages for this tool only.
@@ -170,12 +176,20 @@ type Tool struct {
 type Quote struct {
 	// TTLSeconds is how long a quote stays valid (default 15 minutes).
 	TTLSeconds int
-	Pos        diag.Pos
+	// Hold: the API has no preview; the server holds the operation's
+	// arguments as the quote (checked against its schema) and sends
+	// nothing. The confirm tool's step of the same operation sends them.
+	Hold bool
+	Pos  diag.Pos
 }
 
-// Approval configures human approval of a confirm tool.
+// Approval configures human approval of a tool.
 type Approval struct {
+	// Message is the question (a template); empty: the generated one.
 	Message Text
+	// Never (`approval: false`) exempts the tool from the server-wide
+	// approval policy; nothing is asked.
+	Never bool
 	// WithoutElicitation is "refuse" (default) or "proceed": what to do when
 	// the client cannot ask the person.
 	WithoutElicitation string

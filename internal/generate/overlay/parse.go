@@ -192,6 +192,7 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 		"quote": func(k, v *yaml.Node) {
 			q := &Quote{TTLSeconds: 15 * 60, Pos: d.Pos(v)}
 			d.Fields(v, "quote", map[string]func(k, v *yaml.Node){
+				"hold": func(k, v *yaml.Node) { q.Hold, _ = d.Bool(v, "hold") },
 				"ttl": func(k, v *yaml.Node) {
 					if s, ok := d.Str(v, "ttl"); ok {
 						dur, err := time.ParseDuration(s)
@@ -211,11 +212,19 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 		},
 		"approval": func(k, v *yaml.Node) {
 			a := &Approval{WithoutElicitation: "refuse", Pos: d.Pos(v)}
-			hasMessage := false
+			if yamlwalk.Resolve(v).Kind == yaml.ScalarNode {
+				// approval: true asks the generated question; false exempts
+				// the tool from the server's --approve policy.
+				if b, ok := d.Bool(v, "approval"); ok {
+					a.Never = !b
+					t.Approval = a
+				}
+				return
+			}
 			d.Fields(v, "approval", map[string]func(k, v *yaml.Node){
 				"message": func(k, v *yaml.Node) {
 					if t, ok := d.text(v, "message"); ok {
-						a.Message, hasMessage = t, true
+						a.Message = t
 					}
 				},
 				"without_elicitation": func(k, v *yaml.Node) {
@@ -227,9 +236,6 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 					}
 				},
 			})
-			if !hasMessage {
-				d.Errorf(v, "approval needs `message:`, the question the person is asked (a template, e.g. \"Refund NT${{money .quote.body.amount}}?\")")
-			}
 			t.Approval = a
 		},
 		"args": func(k, v *yaml.Node) {
@@ -258,6 +264,7 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 			})
 		},
 		"steps":    func(k, v *yaml.Node) { t.Steps = d.steps(v) },
+		"reads":    func(k, v *yaml.Node) { t.Reads = d.steps(v) },
 		"lint":     func(k, v *yaml.Node) { t.Lint = d.lint(v) },
 		"messages": func(k, v *yaml.Node) { t.Messages = d.messages(v, "tool `"+t.Name+"` messages") },
 		"scopes":   func(k, v *yaml.Node) { t.Scopes, t.ScopesAt = d.scopes(v) },
@@ -266,14 +273,16 @@ func (d *decoder) tool(k, n *yaml.Node) *Tool {
 		switch {
 		case t.Operation == "" && len(t.Steps) == 0:
 			d.Errorf(k, "tool `%s` needs `operation:` (an operationId, or \"METHOD /path\"), or `steps:` for a composed tool", t.Name)
+		case len(t.Reads) > 0 && t.Operation == "":
+			d.Errorf(k, "tool `%s`: `reads:` are the read-only steps a one-operation tool runs before its approval question or held quote; a composed tool starts its `steps:` with them instead", t.Name)
+		case len(t.Reads) > 0 && t.Approval == nil && (t.Quote == nil || !t.Quote.Hold):
+			d.Errorf(k, "tool `%s`: `reads:` run before an approval question or a held quote (`quote: {hold: true}`), and this tool has neither", t.Name)
 		case t.Operation != "" && len(t.Steps) > 0:
 			d.Errorf(k, "tool `%s` has both `operation:` and `steps:`: a tool calls one operation, or is composed of steps", t.Name)
 		case t.Confirms != "" && len(t.Steps) == 0:
 			d.Errorf(k, "tool `%s` confirms `%s` but has no `steps:` saying what carrying out a quote does", t.Name, t.Confirms)
 		case t.Confirms != "" && len(t.Args) > 0:
 			d.Errorf(k, "tool `%s` confirms a quote, so its only argument is the quote id: remove `args:`", t.Name)
-		case t.Approval != nil && t.Confirms == "":
-			d.Errorf(k, "tool `%s`: approval applies to confirm tools (`confirms:`)", t.Name)
 		case t.Quote != nil && t.Operation == "":
 			d.Errorf(k, "tool `%s`: a quote tool calls one operation (the API's preview), not steps", t.Name)
 		case len(t.Steps) > 0 && len(t.Params) > 0:

@@ -56,6 +56,8 @@ type toolView struct {
 	// tool's, one builder function each.
 	Request *requestView
 	Steps   []*requestView
+	// Reads are a one-operation tool's first reads, one builder each.
+	Reads []*requestView
 	// ConfirmCalls are a confirm tool's calls on its quote, with what
 	// each does.
 	ConfirmCalls []confirmCallView
@@ -104,6 +106,9 @@ func newView(api *ir.API, opts Options) *view {
 		for _, st := range t.Def.Steps {
 			tv.Steps = append(tv.Steps, &requestView{Name: st.Name, Func: idents.take(base + strings.ToUpper(st.Name[:1]) + camel(st.Name)[1:])})
 		}
+		for _, st := range t.Def.Reads {
+			tv.Reads = append(tv.Reads, &requestView{Name: st.Name, Func: idents.take(base + "Read" + strings.ToUpper(st.Name[:1]) + camel(st.Name)[1:])})
+		}
 		v.Tools[i] = tv
 	}
 	schemas := make([][]schemaConst, len(v.Tools))
@@ -126,6 +131,11 @@ func (tv *toolView) print() []schemaConst {
 		rv.Name, rv.Func = named.Name, named.Func
 		tv.Steps[i] = rv
 	}
+	for i, named := range tv.Reads {
+		rv := newRequestView(t.Reads[i])
+		rv.Name, rv.Func = named.Name, named.Func
+		tv.Reads[i] = rv
+	}
 	for _, call := range t.Confirm {
 		tv.ConfirmCalls = append(tv.ConfirmCalls, confirmCallView{Method: call.Method(), Comment: confirmComment(call, t.Def.Approval != nil)})
 	}
@@ -147,6 +157,9 @@ func (tv *toolView) print() []schemaConst {
 		case strings.HasPrefix(path, "Steps[") && strings.HasSuffix(path, "].Request"):
 			i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "Steps["), "].Request"))
 			return tv.Steps[i].Func, true
+		case strings.HasPrefix(path, "Reads[") && strings.HasSuffix(path, "].Request"):
+			i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "Reads["), "].Request"))
+			return tv.Reads[i].Func, true
 		}
 		return "", false
 	}}

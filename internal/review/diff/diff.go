@@ -89,6 +89,9 @@ type Tool struct {
 	// beside those of its raw tools (their union for a composed tool).
 	Scopes Scopes `json:"scopes"`
 	Tokens Pair   `json:"tokens"`
+	// Approval says when the person is asked before the tool runs (see
+	// approvalOf); empty: never (a tool that only reads).
+	Approval string `json:"approval,omitempty"`
 }
 
 // Scopes are OAuth scopes before (the raw tools') and after curation.
@@ -215,6 +218,7 @@ func compareTool(t *ir.Tool, byOp map[string]*ir.Tool, inOverlay bool, r *Report
 	dt.Description.Curated = len(t.Description)
 	dt.Annotations.Curated = labels(t.Annotations)
 	dt.Tokens.Curated = cost.ToolTokens(t)
+	dt.Approval = approvalOf(t)
 	args := schemaArgs(t.InputSchema)
 	covered := map[string]bool{}
 	var rawScopes [][]string
@@ -403,4 +407,24 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// approvalOf says when the server asks the person before t runs: always
+// (the overlay's approval), never (`approval: false`), or under which
+// --approve policies (tools without an approval of their own).
+func approvalOf(t *ir.Tool) string {
+	a := t.Approval
+	switch {
+	case a != nil && a.Never:
+		return "never (approval: false)"
+	case a != nil && a.Message != "":
+		return "always: " + a.Message
+	case a != nil:
+		return "always: the generated question"
+	case t.Quote != nil || t.Annotations.ReadOnly || !t.Writes():
+		return ""
+	case t.Annotations.Destructive:
+		return "with --approve destructive or writes"
+	}
+	return "with --approve writes"
 }

@@ -141,6 +141,14 @@ func writeTable(w io.Writer, r *Report) error {
 			args(t.Computed, "←"), list(t.NoLongerFilled), list(t.NewArgs), pair(t.Description), annotations(t.Annotations), dash(scopes(t.Scopes)), pair(t.Tokens))
 	}
 	tw.Flush()
+	if asks := approvals(r); len(asks) > 0 {
+		fmt.Fprintf(w, "\napproval (the person approves before the tool sends anything; --approve none|destructive|writes sets the server's policy):\n")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, t := range asks {
+			fmt.Fprintf(tw, "  %s\t%s\n", t.Name, t.Approval)
+		}
+		tw.Flush()
+	}
 	if len(r.NotOffered) > 0 {
 		fmt.Fprintf(w, "\nnot offered (%d raw tools whose operation no curated tool calls):\n", len(r.NotOffered))
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -271,6 +279,12 @@ func writeMarkdown(w io.Writer, r *Report) error {
 			t.Name, t.Kind, code(o), codeArgs(t.Hidden, ""), codeArgs(t.Fixed, " = "), codeArgs(t.Injected, " ← "), codeArgs(t.Renamed, " → "),
 			codeArgs(t.Computed, " ← "), code(t.NoLongerFilled), code(t.NewArgs), pair(t.Description), md(annotations(t.Annotations)), md(scopes(t.Scopes)), pair(t.Tokens))
 	}
+	if asks := approvals(r); len(asks) > 0 {
+		fmt.Fprintf(w, "\n**Approval** (the person approves before the tool sends anything; `--approve none|destructive|writes` sets the server's policy):\n\n")
+		for _, t := range asks {
+			fmt.Fprintf(w, "- `%s`: %s\n", t.Name, md(t.Approval))
+		}
+	}
 	if len(r.NotOffered) > 0 {
 		fmt.Fprintf(w, "\n<details><summary>Not offered: %d raw tools whose operation no curated tool calls</summary>\n\n", len(r.NotOffered))
 		for _, o := range r.NotOffered {
@@ -317,4 +331,15 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// approvals are the tools the person may be asked about, in order.
+func approvals(r *Report) []*Tool {
+	var out []*Tool
+	for _, t := range r.Tools {
+		if t.Approval != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -597,3 +597,18 @@ func boundKey(c *ir.Call) bool {
 	}
 	return false
 }
+
+// unapprovedDestructive flags a tool that deletes or overwrites with
+// neither an approval (`approval: false` counts as none) nor a confirm
+// tool's quote: nothing on the server asks the person before it runs.
+func (l *linter) unapprovedDestructive(ti *toolInfo) {
+	t := ti.t
+	if t.Annotations.ReadOnly || !t.Annotations.Destructive || t.Confirms != "" || t.Quote != nil || t.Approval != nil && !t.Approval.Never {
+		return
+	}
+	what := "a DELETE"
+	if c := t.Call; c != nil {
+		what = c.Method + " " + c.Path
+	}
+	l.add(Finding{Rule: "unapproved-destructive", Tool: t.Name, Pos: l.toolPos(t), Message: fmt.Sprintf("tool `%s` (%s) is destructive and runs without the person's approval: give it `approval:` (a question over its arguments), or make it the confirm tool of a quote; the server's --approve destructive asks a generated question instead", t.Name, what)})
+}

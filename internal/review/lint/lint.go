@@ -121,6 +121,7 @@ func Run(api, raw *ir.API, ov *overlay.Overlay, opts Options) *Result {
 		l.valuesWithoutEnum(ti)
 		l.names(ti)
 		l.resumeKeys(ti)
+		l.unapprovedDestructive(ti)
 		l.poisoning(ti)
 	}
 	l.apiPoisoning(ov)

@@ -287,3 +287,31 @@ func TestReadNameOnWrite(t *testing.T) {
 		t.Errorf("suppressed %+v", res.Suppressed)
 	}
 }
+
+// TestUnapprovedDestructive: a tool that deletes is flagged unless it asks
+// the person (an approval) or carries out a quote; `approval: false` asks
+// no one, so it is flagged too.
+func TestUnapprovedDestructive(t *testing.T) {
+	tool := func(name string, a *ir.Approval, confirms string) *ir.Tool {
+		return &ir.Tool{Name: name, Description: "Deletes the thing. Use it only when the user asked; it cannot be undone.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Call: &ir.Call{Method: "DELETE", Path: "/things/{id}"},
+			Annotations: ir.Annotations{Destructive: true}, Approval: a, Confirms: confirms}
+	}
+	api := &ir.API{Name: "x", Source: ir.Source{SpecPath: "openapi.yaml"}, Tools: []*ir.Tool{
+		tool("delete_plain", nil, ""), tool("delete_asked", &ir.Approval{Message: "Delete?"}, ""),
+		tool("delete_generated", &ir.Approval{}, ""), tool("delete_exempt", &ir.Approval{Never: true}, ""),
+		tool("delete_confirmed", nil, "quote_delete"),
+	}}
+	var flagged []string
+	for _, f := range Run(api, api, nil, Options{Budget: DefaultBudget}).Findings {
+		if f.Rule == "unapproved-destructive" {
+			if f.Severity != Warning {
+				t.Errorf("%s: severity %s", f.Tool, f.Severity)
+			}
+			flagged = append(flagged, f.Tool)
+		}
+	}
+	if got := strings.Join(flagged, ","); got != "delete_plain,delete_exempt" {
+		t.Fatalf("flagged %s, want delete_plain,delete_exempt", got)
+	}
+}

@@ -164,9 +164,10 @@ func (a *analysis) approvalSignals(t *toolData, add addFunc) {
 		return
 	}
 	where := a.places.partAt(t.Tool, func(p *ToolPlaces) int { return p.Approval })
-	answered := ap.Accepted + ap.Declined + ap.Dismissed
-	add("approvals declined", ap.Declined+ap.Dismissed, answered, fmt.Sprintf("%d of %d approval questions declined or dismissed", ap.Declined+ap.Dismissed, answered), where,
-		"the question should say exactly what will happen (what changes, by how much, for whom) and match the quote the user agreed to")
+	answered := ap.Accepted + ap.Declined + ap.Dismissed + ap.TimedOut
+	refused := ap.Declined + ap.Dismissed + ap.TimedOut
+	add("approvals declined", refused, answered, fmt.Sprintf("%d of %d approval questions declined, dismissed or left unanswered", refused, answered), where,
+		"a tool people keep declining is asked too often or asks unclearly: the question should say exactly what will happen (what changes, by how much, for whom) and match what the user agreed to; or the model calls it when the user did not mean to")
 	add("approvals unavailable", ap.Unavailable, t.Calls, fmt.Sprintf("%s refused: the client cannot ask the user for approval", calls(ap.Unavailable, t.Calls)), where,
 		"use a client that supports elicitation, or set `approval.without_elicitation: proceed` where a person's approval is not required")
 }

@@ -49,7 +49,7 @@ var messageKinds = map[string]Kind{
 	"quote_store_failed": Backend, "rate_limited": Backend, "internal_error": Backend,
 	"step_not_built": Backend, "step_not_a_list": Backend, "quote_store_unreachable": Backend,
 	"quote_not_stored_unreachable": Backend, "step_not_recorded": Backend, "step_reservation_lost": Backend,
-	"approval_key_mismatch": Backend,
+	"approval_key_mismatch": Backend, "approval_call_store_failed": Backend,
 
 	"tool_read_only": Validation, "tool_not_selected": Validation, "selection_invalid": Validation,
 	"tool_unknown": Validation, "toolset_unknown": Validation, "toolsets_not_kept": Validation,
@@ -61,6 +61,7 @@ var messageKinds = map[string]Kind{
 	"step_answer_unreadable": OutcomeUnknown, "steps_done_unreadable": OutcomeUnknown, "step_unknown_not_resent": OutcomeUnknown,
 
 	"approval_declined": Declined, "approval_dismissed": Declined, "approval_unavailable": Declined,
+	"approval_call_declined": Declined, "approval_call_dismissed": Declined, "approval_call_timed_out": Declined,
 
 	"cancelled": Other,
 }
@@ -71,7 +72,7 @@ var messageKinds = map[string]Kind{
 var notFailures = map[string]bool{
 	"quote_ready": true, "done_no_content": true, "binary_content": true, "result_cut": true, "result_trimmed": true,
 	"result_text_failed": true, "steps_done": true, "steps_none_done": true, "steps_partly_done": true,
-	"approval_question": true, "frame_not_json": true, "frame_too_large": true, "frame_too_deep": true,
+	"approval_question": true, "approval_call_question": true, "frame_not_json": true, "frame_too_large": true, "frame_too_deep": true,
 	"frame_invalid": true, "frame_empty_batch": true, "frame_batch_refused": true, "http_batch_refused": true, "origin_refused": true,
 }
 

@@ -116,13 +116,17 @@ type Quotes struct {
 	ConfirmTool string `json:"confirm_tool,omitempty"`
 }
 
-// Approvals are a confirm tool's approval questions and their answers.
+// Approvals are a tool's approval questions and their answers (a confirm
+// tool's, or any tool's with an approval or under the server's --approve
+// policy).
 type Approvals struct {
 	Asked       int `json:"asked"`
 	Accepted    int `json:"accepted"`
 	Declined    int `json:"declined"`
 	Dismissed   int `json:"dismissed"`
 	Unavailable int `json:"unavailable"`
+	// TimedOut: answered after the approval window.
+	TimedOut int `json:"timed_out,omitempty"`
 }
 
 // Unused is a tool no call in the logs used.
@@ -287,6 +291,8 @@ func (a *analysis) approval(t *toolData, rec *Record) {
 		ap.Dismissed++
 	case "refused: the client cannot elicit":
 		ap.Unavailable++
+	case "timed out":
+		ap.TimedOut++
 	}
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,4 +96,48 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Declines are counted per tool for any tool that asks (an approval on a
+// plain write, or the --approve policy), as the audit log records them:
+// one record asking, one answering.
+func TestDeclinesPerTool(t *testing.T) {
+	var l Log
+	rec := func(sec int, tool, approval, outcome string, msgs ...string) string {
+		m := ""
+		if len(msgs) > 0 {
+			m = `,"messages":["` + strings.Join(msgs, `","`) + `"]`
+		}
+		return fmt.Sprintf(`{"time":"2026-10-05T10:00:%02dZ","msg":"audit","tool":"%s","session":"s","args":{"a":1},"approval":"%s","args_sha256":"ab","outcome":"%s"%s,"ms":1}`+"\n", sec, tool, approval, outcome, m)
+	}
+	in := rec(1, "delete_repo", "asked", "awaiting approval") + rec(2, "delete_repo", "decline", "error", "approval_call_declined") +
+		rec(3, "delete_repo", "asked", "awaiting approval") + rec(4, "delete_repo", "decline", "error", "approval_call_declined") +
+		rec(5, "delete_repo", "asked", "awaiting approval") + rec(6, "delete_repo", "timed out", "error", "approval_call_timed_out") +
+		rec(7, "create_issue", "asked", "awaiting approval") + rec(8, "create_issue", "accept", "ok")
+	if err := l.Read("audit.log", strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	r := Analyze(&l, Options{})
+	byTool := map[string]*ToolStats{}
+	for _, ts := range r.Tools {
+		byTool[ts.Tool] = ts
+	}
+	if ap := byTool["delete_repo"].Approvals; ap == nil || ap.Asked != 3 || ap.Declined != 2 || ap.TimedOut != 1 {
+		t.Fatalf("delete_repo approvals: %+v", ap)
+	}
+	if ap := byTool["create_issue"].Approvals; ap == nil || ap.Accepted != 1 || ap.Declined != 0 {
+		t.Fatalf("create_issue approvals: %+v", ap)
+	}
+	found := false
+	for _, f := range r.Findings {
+		if f.Tool == "delete_repo" && f.Signal == "approvals declined" {
+			found = true
+		}
+		if f.Tool == "create_issue" && f.Signal == "approvals declined" {
+			t.Errorf("a tool nobody declined has a finding: %+v", f)
+		}
+	}
+	if !found {
+		t.Fatalf("no finding for the tool people keep declining: %+v", r.Findings)
+	}
 }
