@@ -296,6 +296,9 @@ type frameFilter struct {
 	// version is the protocol version the client asked for in
 	// initialize; batches are not part of 2025-06-18 and later.
 	version string
+	// waiting is what the client has sent beyond the frame being
+	// checked, already read from stdin (refuseDiscover looks at it).
+	waiting []byte
 }
 
 // frame is an accepted frame: its text and its messages, decoded once.
@@ -313,6 +316,7 @@ func (f *frameFilter) next(r *bufio.Reader) (frame, error) {
 		if tooLong {
 			f.refuse(nil, jsonrpc.CodeInvalidRequest, "frame_too_large", M{"limit": byteSize(maxFrameBytes)})
 		} else if raw := bytes.TrimSpace(line); len(raw) > 0 {
+			f.waiting, _ = r.Peek(r.Buffered())
 			if msgs, ok := f.check(raw); ok {
 				return frame{raw: raw, msgs: msgs, batch: raw[0] == '['}, nil
 			}

@@ -224,20 +224,31 @@ func runStdio(t *testing.T, s *mcp.Server, k *Runtime, wrap func(io.Writer) io.W
 }
 
 // TestStdioInitializeAfterDiscover: the Vercel AI SDK's stdio client sends
-// server/discover, waits one second, then initialize. Whether the discover
-// is answered in time or not, the initialize must be accepted (go-sdk
-// counts a discover as the session's initialization and refuses the
-// initialize as a duplicate), and a server of zero tools still advertises
-// the tools capability.
+// server/discover, waits one second, then initialize. When the server reads
+// the discover late, with the initialize already behind it, the discover is
+// answered as unknown and the initialize accepted (go-sdk counts a discover
+// as the session's initialization and would refuse the initialize as a
+// duplicate). A discover read on its own goes to go-sdk, which answers it.
+// A server of zero tools still advertises the tools capability.
 func TestStdioInitializeAfterDiscover(t *testing.T) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"ai-sdk-mcp-client","version":"1.0.0"}}`
+	discover := `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{` + meta + `}}`
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+
 	s, k := auditServer(t, io.Discard)
 	_, exchange, _ := runStdio(t, s, k, nil)
-	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"ai-sdk-mcp-client","version":"1.0.0"}}`
-	if a := exchange(`{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{` + meta + `}}`); !strings.Contains(a, `"code":-32601`) {
-		t.Fatalf("server/discover: %s", a)
+	// Both lines in one write: the server reads them together.
+	if a := exchange(discover + "\n" + initialize); !strings.Contains(a, `"id":0`) || !strings.Contains(a, `"code":-32601`) {
+		t.Fatalf("server/discover with an initialize behind it: %s", a)
 	}
-	if a := exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`); !strings.Contains(a, `"protocolVersion"`) || strings.Contains(a, `"error"`) {
+	if a := exchange(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); !strings.Contains(a, `"id":1`) || !strings.Contains(a, `"protocolVersion"`) || strings.Contains(a, `"error"`) {
 		t.Fatalf("initialize after server/discover: %s", a)
+	}
+
+	s, k = auditServer(t, io.Discard)
+	_, exchange, _ = runStdio(t, s, k, nil)
+	if a := exchange(discover); strings.Contains(a, `"error"`) || !strings.Contains(a, `"result"`) {
+		t.Fatalf("server/discover on its own is go-sdk's to answer: %s", a)
 	}
 
 	empty, ek, err := NewServer(API{Name: "empty", EnvPrefix: "EMPTY"}, Config{}, func(*mcp.Server, *Runtime) {})
