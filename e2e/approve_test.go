@@ -462,6 +462,12 @@ func requiredArgs(schema any) map[string]any {
 	args := map[string]any{}
 	for _, name := range s.Required {
 		prop := s.Properties[name]
+		if nullable(prop) {
+			// The strict form lists an optional argument as required
+			// and nullable: null is "not given".
+			args[name] = nil
+			continue
+		}
 		if enum, ok := prop["enum"].([]any); ok && len(enum) > 0 {
 			args[name] = enum[0]
 			continue
