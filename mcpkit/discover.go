@@ -26,7 +26,9 @@ const methodDiscover = "server/discover"
 // upstream is one line (initialize's duplicate check reading
 // NegotiatedProtocolVersion, which only initialize sets, instead of
 // InitializeParams, which discover sets too); this goes when go-sdk has
-// it. e2e's TestClientsColdStart shows the refusal is needed.
+// it (docs/upstream/go-sdk-initialize-after-discover.patch: the change and
+// its test, for go-sdk v1.8.0). e2e's TestClientsColdStart shows the
+// refusal is needed.
 func (f *frameFilter) refuseDiscover(frame []byte, msg jsonrpc.Message) bool {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || req.Method != methodDiscover || !initializeWaiting(f.waiting) {
