@@ -23,28 +23,35 @@ import (
 // tailor serve. Each scenario asserts on the backend's state and on the
 // exact text the model reads.
 
-var boBin struct {
+// exampleServer builds an example's committed server (examples/<name>/
+// mcpserver/cmd/<name>) once per test binary.
+type exampleServer struct {
+	name string
 	once sync.Once
 	path string
 }
 
-// backofficeBinary builds the committed example server.
-func backofficeBinary(t *testing.T) string {
+func (e *exampleServer) binary(t *testing.T) string {
 	t.Helper()
-	boBin.once.Do(func() {
-		out := filepath.Join(persistent{t}.TempDir(), "backoffice")
-		cmd := exec.Command("go", "build", "-o", out, "./examples/backoffice/mcpserver/cmd/backoffice")
+	e.once.Do(func() {
+		out := filepath.Join(persistent{t}.TempDir(), e.name)
+		cmd := exec.Command("go", "build", "-o", out, "./examples/"+e.name+"/mcpserver/cmd/"+e.name)
 		cmd.Dir = testkit.RepoRoot()
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("build: %v\n%s", err, b)
 		}
-		boBin.path = out
+		e.path = out
 	})
-	if boBin.path == "" {
-		t.Fatal("building the back-office server failed earlier")
+	if e.path == "" {
+		t.Fatalf("building the %s example server failed earlier", e.name)
 	}
-	return boBin.path
+	return e.path
 }
+
+var boServer = &exampleServer{name: "backoffice"}
+
+// backofficeBinary builds the committed example server.
+func backofficeBinary(t *testing.T) string { return boServer.binary(t) }
 
 func backofficeServers() []server {
 	dir := filepath.Join(testkit.RepoRoot(), "examples", "backoffice")

@@ -3,10 +3,8 @@ package e2e
 import (
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tailormcp/tailor/examples/tracker/backend"
@@ -19,27 +17,9 @@ import (
 // server and on tailor serve, over stdio and HTTP with and without
 // sessions, asserting on what the backend received.
 
-var trkBin struct {
-	once sync.Once
-	path string
-}
+var trkServer = &exampleServer{name: "tracker"}
 
-func trackerBinary(t *testing.T) string {
-	t.Helper()
-	trkBin.once.Do(func() {
-		out := filepath.Join(persistent{t}.TempDir(), "tracker")
-		cmd := exec.Command("go", "build", "-o", out, "./examples/tracker/mcpserver/cmd/tracker")
-		cmd.Dir = testkit.RepoRoot()
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("build: %v\n%s", err, b)
-		}
-		trkBin.path = out
-	})
-	if trkBin.path == "" {
-		t.Fatal("building the tracker server failed earlier")
-	}
-	return trkBin.path
-}
+func trackerBinary(t *testing.T) string { return trkServer.binary(t) }
 
 func trackerServers() []server {
 	dir := filepath.Join(testkit.RepoRoot(), "examples", "tracker")
