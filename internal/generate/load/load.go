@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -281,6 +282,18 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 	}
 	loader.ReadFromURIFunc = rootFirst(location, data, read)
 	if kind != swagger2 {
+		if !origins && files == nil && looksLikeJSON(data) {
+			// kin-openapi parses JSON with its YAML parser too, which queues
+			// a JSON document's every token before it builds the first node
+			// (sentry's 3.9 MB: 1 s of a 2.4 s generation). Its JSON decoder
+			// reads the same types from the same text, then the loader
+			// resolves the $refs as it would have. YAML in flow style that is
+			// not JSON fails the decoder and is read as before.
+			doc := &openapi3.T{}
+			if json.Unmarshal(data, doc) == nil {
+				return doc, loader.ResolveRefsIn(doc, location)
+			}
+		}
 		return loader.LoadFromDataWithPath(data, location)
 	}
 	doc, layout, err := loadSwagger2(loader, data, location)
