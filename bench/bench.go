@@ -2,7 +2,8 @@
 // the TypeScript alternative): on one machine, in one run, it measures
 // both generators on the same specs and both generated servers against the
 // same loopback backend, and prints a Markdown table of medians, spreads
-// and tailor ÷ alternative ratios against the targets of issue 6.
+// and tailor ÷ alternative ratios against the targets of issues 6, 30 and
+// 31.
 //
 // Figures: generation wall time and peak RSS; cold start over stdio
 // (spawn → initialize answered → tools/list answered), beside a go-sdk

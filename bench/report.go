@@ -21,7 +21,7 @@ type Report struct {
 	Command  string
 	// Machine holds what the figures were measured on, in order.
 	Machine [][2]string
-	// Rows are the figures with targets (issue 6); Info the figures that
+	// Rows are the figures with targets (issues 6, 30, 31); Info the figures that
 	// explain them.
 	Rows, Info []Row
 	// Lists break each tools/list down by field.
@@ -192,17 +192,15 @@ func (r *Report) addGeneration(s Spec, g map[string][]genRun) {
 		}
 		return out
 	}
+	// Issue 30 traded issue 6's ≤ 0.5 for one way to load a spec and
+	// go/format: generation is to stay within the peer's time.
 	t := Target{}
 	if big(s) {
-		t = Target{MaxRatio, 0.5}
+		t = Target{MaxRatio, 1}
 	}
 	r.add(Row{Figure: "generation wall time, spec → formatted files", Spec: s.Name, Unit: "ms", Tailor: wall(labelTailor), Other: wall(labelAlt), Target: t})
 	r.note("tailor's generation runs each time with an empty cache folder (a new TAILOR_CACHE directory), as on a fresh CI machine; strict validation runs on every load.")
-	t = Target{}
-	if s.Name == "stripe" {
-		t = Target{MaxRatio, 0.5}
-	}
-	r.add(Row{Figure: "generator peak RSS", Spec: s.Name, Unit: "MiB", Tailor: rss(labelTailor), Other: rss(labelAlt), Target: t})
+	r.add(Row{Figure: "generator peak RSS", Spec: s.Name, Unit: "MiB", Tailor: rss(labelTailor), Other: rss(labelAlt)})
 	r.info(Row{Figure: "generator CPU time (user + system)", Spec: s.Name, Unit: "s", Tailor: cpu(labelTailor), Other: cpu(labelAlt)})
 	r.info(Row{Figure: "generation wall time, tailor --no-validate", Spec: s.Name, Unit: "ms", Tailor: wall(labelTailorNoValidate), Other: wall(labelAlt)})
 	r.info(Row{Figure: "generator peak RSS, tailor --no-validate", Spec: s.Name, Unit: "MiB", Tailor: rss(labelTailorNoValidate), Other: rss(labelAlt)})
