@@ -101,6 +101,7 @@ type sentTool struct {
 type recording struct {
 	requests int
 	tools    []sentTool // of the first request
+	text     string     // every text of the first request, as the model reads it
 	results  []string   // the tool results in the latest request, in order
 }
 
@@ -168,6 +169,7 @@ func (m *modelAPI) serve(w http.ResponseWriter, r *http.Request) {
 	rec.requests++
 	if rec.requests == 1 {
 		rec.tools = toolsOf(body)
+		rec.text = modelText(body)
 	}
 	rec.results = toolResultsOf(body)
 	turn, tools, results := rec.requests, rec.tools, rec.results
@@ -414,6 +416,9 @@ type clientRun struct {
 	Final     string            `json:"final"`
 	Error     string            `json:"error"`
 	MS        int               `json:"ms"`
+	// Instructions are the server's instructions as the client hands
+	// them to the program ("" when it does not).
+	Instructions string `json:"instructions"`
 }
 
 // clientCall is one tool call through the client: the MCP or model-facing

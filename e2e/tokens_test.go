@@ -14,7 +14,7 @@ import (
 // TestListedTokens generates a server from testdata/e2e/tokens and checks
 // what the token-saving transforms of the listed tool set do, as a client
 // sees them: the cursor five tools describe alike is described once, in
-// the instructions, and in no listed schema; a body over the listed budget
+// the instructions, and each listed schema keeps its first sentence; a body over the listed budget
 // lists its nested objects as JSON text naming their fields; every listed
 // schema keeps the strict rules. A call with the deep body as JSON text
 // reaches the backend as the nested object, and the full schema still
@@ -28,7 +28,7 @@ func TestListedTokens(t *testing.T) {
 	env := []string{"TOKENSRV_BASE_URL=" + backend.URL + "/api"}
 	srv := testkit.StartStdio(t, bin, env)
 
-	const cursor = "Where the previous page ended; leave it out for the first page."
+	const cursor = "Where the previous page ended. Leave it out for the first page; pass the next_cursor of the previous answer."
 	contains(t, srv.Session.InitializeResult().Instructions, "\n- cursor: "+cursor)
 
 	res, err := srv.Session.ListTools(context.Background(), nil)
@@ -38,8 +38,8 @@ func TestListedTokens(t *testing.T) {
 	schemas := map[string]map[string]any{}
 	for _, tl := range res.Tools {
 		b, _ := json.Marshal(tl.InputSchema)
-		if strings.Contains(string(b), "previous page ended") {
-			t.Errorf("%s repeats the shared cursor text: %s", tl.Name, b)
+		if strings.Contains(string(b), "next_cursor of the previous answer") {
+			t.Errorf("%s repeats the shared cursor text beyond its first sentence: %s", tl.Name, b)
 		}
 		if p := schema.CheckStrict(b); len(p) > 0 {
 			t.Errorf("%s lists a schema strict mode refuses: %v", tl.Name, p)
@@ -65,7 +65,7 @@ func TestListedTokens(t *testing.T) {
 		return a
 	}
 	// Every argument stays listed and typed.
-	eq(t, "list_alphas cursor", compactJSON(arg("list_alphas", "cursor")), `{"type":["string","null"]}`)
+	eq(t, "list_alphas cursor", compactJSON(arg("list_alphas", "cursor")), `{"description":"Where the previous page ended.","type":["string","null"]}`)
 	eq(t, "create_shipment reference", arg("create_shipment", "reference")["description"], "Your reference for the shipment, printed on the label.")
 	for _, name := range []string{"cursor", "parcel", "recipient", "reference", "sender"} {
 		if a := arg("create_shipment", name); a["type"] == nil {

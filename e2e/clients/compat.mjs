@@ -12,7 +12,9 @@
 //    server's elicitations, where the client supports them)}
 // Output: one JSON line per client on stdout:
 //   {"client", "names": {"<MCP name>": "<name the model sees>"},
-//    "calls": [{"name", "result"}], "questions", "final", "error"}
+//    "calls": [{"name", "result"}], "questions", "final", "error",
+//    "instructions": the server's instructions as the client hands them
+//    to the program ("" when it does not)}
 // The model requests themselves are what the recording server received.
 
 const cfg = JSON.parse(process.env.TAILOR_COMPAT);
@@ -46,7 +48,9 @@ async function openaiAgents() {
     });
     const run = await agents.run(agent, 'Call the tool.', { maxTurns: steps });
     const calls = run.newItems.filter((i) => i.type === 'tool_call_output_item').map((i) => ({ name: i.rawItem?.name ?? '', result: outputText(i.output) }));
-    return { names, calls, final: String(run.finalOutput ?? '') };
+    // The SDK keeps the server's instructions to itself: an Agent's
+    // instructions are the program's only.
+    return { names, calls, final: String(run.finalOutput ?? ''), instructions: '' };
   } finally {
     await server.close();
   }
@@ -100,7 +104,11 @@ async function vercel(provider) {
         if (c.type === 'tool-error') calls.push({ name: c.toolName, result: 'tool-error: ' + String(c.error?.message ?? c.error) });
       }
     }
-    return { names, calls, questions, final: res.text };
+    // The client hands the program the server's instructions
+    // (mcp.instructions); generateText sends its model only the system
+    // text the program gives it, and this program, like the SDK's
+    // examples, gives none.
+    return { names, calls, questions, final: res.text, instructions: mcp.instructions ?? '' };
   } finally {
     await mcp.close();
   }
@@ -131,18 +139,29 @@ async function geminiCLI() {
     for (const t of tools) names[t.serverToolName] = t.name;
     const genai = new GoogleGenAI({ apiKey: 'compat', httpOptions: { baseUrl: cfg.modelURL + '/gemini-cli', headers: cfg.call ? { [callHeader]: names[cfg.call] } : {} } });
     const declarations = tools.map((t) => t.schema);
+    // Gemini CLI puts every connected server's instructions, in its
+    // manager's wording, into the memory its system prompt carries
+    // (context/memoryContextManager.js); it starts MCP servers in trusted
+    // folders only, where that memory is kept. The manager here holds the
+    // one client connected above.
+    const { McpClientManager } = await import('@google/gemini-cli-core/dist/src/tools/mcp-client-manager.js');
+    const manager = new McpClientManager('0.61.0', cliConfig, undefined);
+    manager.clients.set(cfg.serverName, { getServerName: () => cfg.serverName, getInstructions: () => client.getInstructions() });
+    const systemInstruction = manager.getMcpInstructions() || undefined;
+    const genConfig = { systemInstruction, tools: [{ functionDeclarations: declarations }] };
     const contents = [{ role: 'user', parts: [{ text: 'Call the tool.' }] }];
-    const first = await genai.models.generateContent({ model: 'gemini-compat', contents, config: { tools: [{ functionDeclarations: declarations }] } });
+    const first = await genai.models.generateContent({ model: 'gemini-compat', contents, config: genConfig });
     const fc = first.functionCalls?.[0];
-    if (!fc) return { names, calls: [], final: first.text ?? '' };
+    const instructions = client.getInstructions() ?? '';
+    if (!fc) return { names, calls: [], final: first.text ?? '', instructions };
     const tool = tools.find((t) => t.name === fc.name);
     if (!tool) throw new Error(`the model called ${fc.name}, which Gemini CLI does not know`);
     const invocation = tool.build(fc.args ?? {});
     const res = await invocation.execute({ abortSignal: new AbortController().signal });
     const result = res.error ? 'tool-error: ' + res.error.message : outputText(res.llmContent);
     contents.push({ role: 'model', parts: [{ functionCall: fc }] }, { role: 'user', parts: [{ functionResponse: { name: fc.name, response: { output: result } } }] });
-    const second = await genai.models.generateContent({ model: 'gemini-compat', contents, config: { tools: [{ functionDeclarations: declarations }] } });
-    return { names, calls: [{ name: tool.serverToolName, result }], final: second.text ?? '' };
+    const second = await genai.models.generateContent({ model: 'gemini-compat', contents, config: genConfig });
+    return { names, calls: [{ name: tool.serverToolName, result }], final: second.text ?? '', instructions };
   } finally {
     await client.close();
   }

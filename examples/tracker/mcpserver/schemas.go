@@ -24,24 +24,6 @@ const getRepositoryInputSchema = `{
 	"type": "object"
 }`
 
-// getRepositoryStrictSchema is the listed inputSchema (strict form) of get_repository.
-const getRepositoryStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"owner": {
-			"type": "string"
-		},
-		"repo": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"owner",
-		"repo"
-	],
-	"type": "object"
-}`
-
 // getRepositoryOutputSchema is the outputSchema of get_repository.
 const getRepositoryOutputSchema = `{
 	"properties": {
@@ -113,9 +95,11 @@ const listIssuesStrictSchema = `{
 	"additionalProperties": false,
 	"properties": {
 		"owner": {
+			"description": "The account that owns the repository.",
 			"type": "string"
 		},
 		"repo": {
+			"description": "The repository's name.",
 			"type": "string"
 		},
 		"state": {
@@ -235,9 +219,11 @@ const createIssueStrictSchema = `{
 			]
 		},
 		"owner": {
+			"description": "The account that owns the repository.",
 			"type": "string"
 		},
 		"repo": {
+			"description": "The repository's name.",
 			"type": "string"
 		},
 		"title": {
@@ -324,38 +310,6 @@ const closeIssueInputSchema = `{
 	"type": "object"
 }`
 
-// closeIssueStrictSchema is the listed inputSchema (strict form) of close_issue.
-const closeIssueStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"number": {
-			"description": "The issue number.",
-			"type": "integer"
-		},
-		"owner": {
-			"type": "string"
-		},
-		"reason": {
-			"description": "Why it is closed.",
-			"enum": [
-				"completed",
-				"not_planned"
-			],
-			"type": "string"
-		},
-		"repo": {
-			"type": "string"
-		}
-	},
-	"required": [
-		"number",
-		"owner",
-		"reason",
-		"repo"
-	],
-	"type": "object"
-}`
-
 // closeIssueOutputSchema is the outputSchema of close_issue.
 const closeIssueOutputSchema = `{
 	"properties": {
@@ -379,24 +333,6 @@ const quoteDeleteRepositoryInputSchema = `{
 		},
 		"repo": {
 			"description": "The repository's name.",
-			"type": "string"
-		}
-	},
-	"required": [
-		"owner",
-		"repo"
-	],
-	"type": "object"
-}`
-
-// quoteDeleteRepositoryStrictSchema is the listed inputSchema (strict form) of quote_delete_repository.
-const quoteDeleteRepositoryStrictSchema = `{
-	"additionalProperties": false,
-	"properties": {
-		"owner": {
-			"type": "string"
-		},
-		"repo": {
 			"type": "string"
 		}
 	},

@@ -21,7 +21,6 @@ var getRepositoryTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  getRepositoryInputSchema,
 	OutputSchema: getRepositoryOutputSchema,
-	StrictSchema: getRepositoryStrictSchema,
 	Security:     [][]string{{"token"}},
 	Text:         "{{.body.full_name}}: {{.body.open_issues_count}} open issues, {{.body.stars}} stars.",
 	Errors: []mcpkit.ErrorRule{
@@ -111,7 +110,6 @@ var closeIssueTool = &mcpkit.Tool{
 	OpenWorld:    true,
 	InputSchema:  closeIssueInputSchema,
 	OutputSchema: closeIssueOutputSchema,
-	StrictSchema: closeIssueStrictSchema,
 	Text:         "Closed issue #{{.steps.close.body.number}} ({{.steps.close.body.state_reason}}).",
 	Errors: []mcpkit.ErrorRule{
 		{Status: []string{"404"}, Text: "There is no issue {{.args.number}} in {{.args.owner}}/{{.args.repo}}. List the issues first."},
@@ -159,7 +157,6 @@ var quoteDeleteRepositoryTool = &mcpkit.Tool{
 	ReadOnly:     true,
 	InputSchema:  quoteDeleteRepositoryInputSchema,
 	OutputSchema: quoteDeleteRepositoryOutputSchema,
-	StrictSchema: quoteDeleteRepositoryStrictSchema,
 	Security:     [][]string{{"token"}},
 	Text:         "Deleting {{.args.owner}}/{{.args.repo}} ({{.steps.repo.body.open_issues_count}} open issues, {{.steps.repo.body.stars}} stars) is prepared as quote {{.quote.id}}.",
 	Quote:        &mcpkit.QuoteSpec{TTLSeconds: 600, ConfirmTool: "delete_repository", Hold: true},

@@ -14,8 +14,13 @@ import (
 // pagination cursors, on hundreds of tools) would repeat their description
 // in every listed tool, and every tool definition is paid on every turn.
 // Such a description is said once, in the server's instructions, which a
-// client reads once per session; the listed schemas leave it out. The full
-// schema keeps it: describe_tool, --full-schemas and validation see it.
+// client reads once per session; each listed schema keeps only its short
+// form (schema.SaidShort: the first sentence, bounded). Not every client
+// passes the instructions to its model (Claude Code and Gemini CLI do; the
+// OpenAI Agents SDK and the Vercel AI SDK do not: TestClientsInstructions
+// records each), so the short form is what every model reads, and the
+// instructions add the rest where they arrive. The full schema keeps the
+// whole text: describe_tool, --full-schemas and validation see it.
 
 // sharedMinTools is how many tools must give an argument the same
 // description for it to be said once: below, the instructions' line costs

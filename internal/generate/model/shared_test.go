@@ -10,28 +10,28 @@ import (
 )
 
 // An argument described alike in sharedMinTools tools is described once,
-// in the instructions, and listed without its text; one described alike
-// in fewer tools keeps its text in each.
+// in the instructions, and listed with its short form; one described
+// alike in fewer tools keeps its text in each.
 func TestSharedArgumentsSaidOnce(t *testing.T) {
 	api := &ir.API{Instructions: "From the overlay."}
 	for i := range sharedMinTools {
 		api.Tools = append(api.Tools, &ir.Tool{Name: fmt.Sprintf("t%d", i), InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"expand":{"type":"array","items":{"type":"string"},"description":"<p>Fields to expand.</p>"},` +
+			`"expand":{"type":"array","items":{"type":"string"},"description":"<p>Fields to expand.</p><p>Each a dotted path.</p>"},` +
 			`"rare":{"type":"string","description":"Said in few tools."}}}`)})
 	}
 	api.Tools[0].InputSchema = json.RawMessage(`{"type":"object","properties":{"expand":{"type":"string","description":"Something else."}}}`)
-	api.Tools = append(api.Tools, &ir.Tool{Name: "extra", InputSchema: json.RawMessage(`{"type":"object","properties":{"expand":{"type":"array","items":{"type":"string"},"description":"<p>Fields to expand.</p>"}}}`)})
+	api.Tools = append(api.Tools, &ir.Tool{Name: "extra", InputSchema: json.RawMessage(`{"type":"object","properties":{"expand":{"type":"array","items":{"type":"string"},"description":"<p>Fields to expand.</p><p>Each a dotted path.</p>"}}}`)})
 	if w := Strict(api); len(w) > 0 {
 		t.Fatalf("warnings: %v", w)
 	}
-	want := "From the overlay.\n\nArguments that mean the same in every tool that takes them:\n- expand: Fields to expand."
+	want := "From the overlay.\n\nArguments that mean the same in every tool that takes them:\n- expand: Fields to expand. Each a dotted path."
 	if api.Instructions != want {
 		t.Errorf("instructions = %q, want %q", api.Instructions, want)
 	}
 	for _, tl := range api.Tools {
 		s := string(tl.StrictSchema)
-		if strings.Contains(s, "Fields to expand") {
-			t.Errorf("%s repeats the shared text: %s", tl.Name, s)
+		if tl.Name != "t0" && (strings.Contains(s, "dotted path") || !strings.Contains(s, `"Fields to expand."`)) {
+			t.Errorf("%s lists more or less than the shared text's short form: %s", tl.Name, s)
 		}
 		if tl.Name == "t0" && !strings.Contains(s, "Something else.") {
 			t.Errorf("t0 lost its own text: %s", s)

@@ -136,7 +136,8 @@ func ToStrict(full []byte) (*StrictForm, error) { return ToStrictWith(full, Stri
 type StrictOptions struct {
 	// Said maps an argument's name to a description the tool set says
 	// once for all its tools (in the server's instructions): an argument
-	// of the root whose description is exactly it is listed without.
+	// of the root whose description is exactly it is listed with its
+	// short form (SaidShort).
 	Said map[string]string
 	// Budget replaces ToolBudget when positive.
 	Budget int
@@ -549,11 +550,14 @@ func (st *strictConv) object(m map[string]any, where string, depth int, root boo
 	for _, name := range sortedKeys(props) {
 		in := props[name]
 		if pm, ok := in.(map[string]any); ok && root {
-			if d, _ := pm["description"].(string); !required[name] && !st.lv.optionalText || d != "" && st.said[name] == d {
-				// The spec's text goes (or is said once for the tool
-				// set); what the conversion says (JSON text, pairs)
-				// stays.
+			switch d, _ := pm["description"].(string); {
+			case !required[name] && !st.lv.optionalText:
+				// The spec's text goes; what the conversion says (JSON
+				// text, pairs) stays.
 				in = withoutKey(pm, "description")
+			case d != "" && st.said[name] == d:
+				// Said once for the tool set: its short form stays.
+				in = withKey(pm, "description", SaidShort(d))
 			}
 		}
 		sub, sp := st.node(in, where+"/properties/"+name, depth+1, false)

@@ -294,20 +294,41 @@ func TestStrictMergesScalarBranches(t *testing.T) {
 	}
 }
 
-// An argument whose description the tool set says once is listed without
-// it; another text under the same name keeps its own.
+// An argument whose description the tool set says once is listed with its
+// short form; another text under the same name keeps its own.
 func TestStrictSaidOnce(t *testing.T) {
-	full := `{"type":"object","properties":{"expand":{"type":"array","items":{"type":"string"},"description":"Fields to expand."},"limit":{"type":"integer","description":"At most this many."}}}`
-	sf, err := ToStrictWith([]byte(full), StrictOptions{Said: map[string]string{"expand": "Fields to expand.", "limit": "Another text."}})
+	said := "A cursor for pagination. Pass the next value of the previous answer; leave it out for the first page."
+	full := `{"type":"object","properties":{"after":{"type":"string","description":"` + said + `"},"limit":{"type":"integer","description":"At most this many."}}}`
+	sf, err := ToStrictWith([]byte(full), StrictOptions{Said: map[string]string{"after": said, "limit": "Another text."}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := string(sf.Schema)
-	if strings.Contains(got, "Fields to expand") || !strings.Contains(got, "At most this many.") {
+	if !strings.Contains(got, `"A cursor for pagination."`) || strings.Contains(got, "previous answer") || !strings.Contains(got, "At most this many.") {
 		t.Errorf("listed %s", got)
 	}
 	if p := CheckStrict(sf.Schema); len(p) > 0 {
 		t.Errorf("breaks strict rules: %v", p)
+	}
+}
+
+// The short form of a shared description is its first sentence after a
+// leading aside, within SaidShortMax.
+func TestSaidShort(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Fields to expand.", "Fields to expand."},
+		{"<p>A limit on the number of objects.</p> <p>Between 1 and 100.</p>", "A limit on the number of objects."},
+		{"(Sent as body field `dryRun`; named body_dryRun because another input is called dryRun.) When present, nothing is persisted. More.", "When present, nothing is persisted."},
+		{"No sentence end", "No sentence end"},
+		{strings.Repeat("word ", 30) + "end. Next.", strings.Repeat("word ", 14) + "word…"},
+	} {
+		got := SaidShort(c.in)
+		if got != c.want {
+			t.Errorf("SaidShort(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if len(got) > SaidShortMax {
+			t.Errorf("SaidShort(%q) is %d bytes, over %d", c.in, len(got), SaidShortMax)
+		}
 	}
 }
 
