@@ -150,14 +150,30 @@ func TestCompileFromCache(t *testing.T) {
 		t.Errorf("entries after the edits: %v, want one", files)
 	}
 
-	// A $ref'd file that went away is the pipeline's warning, not the
-	// cached tool set; nor is that start cached: the file may come back.
-	os.Remove(filepath.Join("schemas", "pet.yaml"))
-	for range 2 {
+	// A $ref'd file that went away is the pipeline's warning; that start
+	// is cached too, its absence part of the key: a later start serves it
+	// until the file comes back (or fails to read for another reason).
+	pet := filepath.Join("schemas", "pet.yaml")
+	saved, _ := os.ReadFile(pet)
+	os.Remove(pet)
+	missing := func(wantLoaded bool) *Program {
+		t.Helper()
 		p, loaded := compile(t, opts)
-		if !loaded || !strings.Contains(strings.Join(p.Warnings, "\n"), "cannot read schemas/pet.yaml") {
-			t.Errorf("without schemas/pet.yaml: loaded %v, warnings %q", loaded, p.Warnings)
+		if loaded != wantLoaded || !strings.Contains(strings.Join(p.Warnings, "\n"), "cannot read schemas/pet.yaml") {
+			t.Errorf("without schemas/pet.yaml: loaded %v (want %v), warnings %q", loaded, wantLoaded, p.Warnings)
 		}
+		return p
+	}
+	first := missing(true)
+	sameProgram(t, missing(false), first)
+	os.Mkdir(pet, 0o755) // still unreadable, for another reason
+	missing(true)
+	missing(false)
+	os.Remove(pet)
+	os.WriteFile(pet, saved, 0o644)
+	back, loaded := compile(t, opts)
+	if !loaded || strings.Contains(strings.Join(back.Warnings, "\n"), "cannot read schemas/pet.yaml") {
+		t.Errorf("schemas/pet.yaml back: loaded %v, warnings %q", loaded, back.Warnings)
 	}
 }
 

@@ -11,25 +11,32 @@ import (
 
 // Source is a file a spec's $refs read, and the SHA-256 of the bytes read:
 // with the root's bytes, what a loaded spec is made of (a cache of what is
-// computed from it keys on them).
+// computed from it keys on them). A file the load could not read (it went
+// on without it, with a warning) is a Source too, with why: the spec is
+// made of its absence, until the file appears.
 type Source struct {
 	Path   string // absolute, as the fetcher read it
 	SHA256 [sha256.Size]byte
+	// Unread is why the file could not be read; then SHA256 is zero.
+	Unread string
 }
 
-// Sources lists the files the spec's $refs read, by path (the root, which
-// the caller read, is not among them). ok is false when what the spec is
-// made of cannot be listed as files: a read failed (a $ref to a file that
-// may appear later, say), or one was a remote URL.
+// Sources lists the files the spec's $refs read or failed to read, by path
+// (the root, which the caller read, is not among them). ok is false when
+// what the spec is made of cannot be listed as files: a $ref was a remote
+// URL, read or not.
 func (s *Spec) Sources() (files []Source, ok bool) {
 	f := s.locate.fetch
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.failed || f.fetched {
+	if f.unlisted || f.fetched {
 		return nil, false
 	}
 	for path, data := range f.cache {
 		files = append(files, Source{Path: path, SHA256: sha256.Sum256(data)})
+	}
+	for path, why := range f.unreadable {
+		files = append(files, Source{Path: path, Unread: why})
 	}
 	slices.SortFunc(files, func(a, b Source) int { return strings.Compare(a.Path, b.Path) })
 	return files, true
@@ -47,7 +54,8 @@ func (s *Spec) Unread() error {
 // Unchanged reports whether each of files reads as it did, read as a load
 // of the spec at specPath with refRoot (see Options) reads it: still below
 // the ref root, not through a link that leads out, a regular file, and the
-// same bytes.
+// same bytes; a file that could not be read still cannot, for the same
+// reason.
 func Unchanged(specPath, refRoot string, files []Source) bool {
 	f, err := newFetcher(specPath, refRoot, false, nil)
 	if err != nil {
@@ -58,6 +66,12 @@ func Unchanged(specPath, refRoot string, files []Source) bool {
 			return false
 		}
 		data, err := f.local(src.Path)
+		if src.Unread != "" {
+			if err == nil || err.Error() != src.Unread {
+				return false
+			}
+			continue
+		}
 		if err != nil {
 			return false
 		}
@@ -74,8 +88,8 @@ func Unchanged(specPath, refRoot string, files []Source) bool {
 // hash says it all) and when the files cannot be listed (Sources).
 func (s *Spec) Inputs() (sum string, files int, ok bool) {
 	sources, ok := s.Sources()
-	if !ok {
-		return "", 0, false
+	if !ok || slices.ContainsFunc(sources, func(src Source) bool { return src.Unread != "" }) {
+		return "", 0, false // a file missing is no version to check out
 	}
 	return InputsSum(s.Path, s.SHA256, sources)
 }

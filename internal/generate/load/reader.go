@@ -33,11 +33,15 @@ type fetcher struct {
 	// again for every $ref to it, and a load must see one version of it.
 	mu    sync.Mutex
 	cache map[string][]byte
-	// failed and fetched say that a read failed, or that one was remote:
-	// then what the spec is made of cannot be listed as files (Sources).
+	// failed and fetched say that a read failed, or that one was remote.
 	failed, fetched bool
 	// failure is the first read that failed.
 	failure error
+	// unreadable holds the local files a read failed for, with the
+	// error; unlisted says a read that failed was not of a local file.
+	// Then what the spec is made of cannot be listed as files (Sources).
+	unreadable map[string]string
+	unlisted   bool
 	// files, when set, is read instead of the disk (files.go).
 	files *Files
 }
@@ -119,6 +123,17 @@ func (f *fetcher) read(location *url.URL) ([]byte, error) {
 	if err != nil {
 		if !f.failed {
 			f.failed, f.failure = true, err
+		}
+		switch location.Scheme {
+		case "", "file":
+			if f.unreadable == nil {
+				f.unreadable = map[string]string{}
+			}
+			if _, seen := f.unreadable[location.Path]; !seen {
+				f.unreadable[location.Path] = err.Error()
+			}
+		default:
+			f.unlisted = true
 		}
 		return nil, err
 	}
