@@ -144,14 +144,11 @@ func valuePos(path string, data []byte, key string) diag.Pos {
 	return pos
 }
 
+// mapValue is the value of key in mapping n (its first, of a key written
+// twice), or nil.
 func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
+	if i := keyIndex(n, key); i >= 0 {
+		return n.Content[i+1]
 	}
 	return nil
 }
