@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -14,23 +18,25 @@ import (
 )
 
 // explainLoadError turns a kin-openapi load failure into positioned errors.
-// It is the safety net behind the repair pass, which reports (at their
-// $refs) the refs that cannot be followed, the files that cannot be read
-// and the objects of the wrong kind before kin-openapi sees them: what is
-// left here are syntax errors of the root, values kin-openapi cannot
-// decode (placed in the file they are in) and what neither names a place
-// for (the spec's file, with kin-openapi's message).
+// kin-openapi names the $ref or the parse problem but rarely where it is, so
+// the files are re-read here, only on this failure path, to find the place:
+// the $ref that failed, the syntax error, or the value of the wrong type.
 func explainLoadError(path string, data []byte, fetch *fetcher, err error) error {
 	src := newSources(path, data, fetch)
 	msg := err.Error()
 
 	var rr *RemoteRefError
 	if errors.As(err, &rr) {
-		return diag.At(diag.Pos{File: path}, "remote $ref %q refused: tailor does not fetch URLs named by a spec; run with --allow-remote-refs to allow it", rr.URL)
+		at, ref := src.findRef(func(_ *source, v string) bool { return strings.HasPrefix(v, rr.URL) })
+		if ref == "" {
+			ref = rr.URL
+		}
+		return diag.At(at, "remote $ref %q refused: tailor does not fetch URLs named by a spec; run with --allow-remote-refs to allow it", ref)
 	}
 	var out *OutsideRootError
 	if errors.As(err, &out) {
-		return diag.At(diag.Pos{File: path}, "%s", out.message(fromWorkDir(out.Path)))
+		at, ref := src.findRef(func(f *source, v string) bool { return f.resolve(v) == out.Path })
+		return diag.At(at, "%s", out.message(ref))
 	}
 
 	// A file that does not parse, the root or one it refers to, is reported
@@ -48,6 +54,34 @@ func explainLoadError(path string, data []byte, fetch *fetcher, err error) error
 		}
 	}
 
+	var pe *fs.PathError
+	if errors.As(err, &pe) && resolving.MatchString(msg) {
+		want := filepath.Clean(pe.Path)
+		at, ref := src.findRef(func(f *source, v string) bool { return f.resolve(v) == want })
+		if ref == "" {
+			ref = resolving.FindStringSubmatch(msg)[1]
+		}
+		return diag.At(at, "cannot resolve $ref %q: cannot read %s: %v", ref, src.show(want), pe.Err)
+	}
+	if m := badFragment.FindStringSubmatch(msg); m != nil {
+		at, ref := src.findRef(refNamed(m[2])...)
+		if ref == "" {
+			return diag.At(at, "cannot resolve $ref %q: %q not found", m[2], m[1])
+		}
+		in := at.File
+		if f := src.target(ref); f != nil {
+			in = f.show
+		}
+		return diag.At(at, "cannot resolve $ref %q: %q not found in %s", ref, m[1], in)
+	}
+	if m := badData.FindStringSubmatch(msg); m != nil {
+		at, ref := src.findRef(refNamed(m[1])...)
+		if ref == "" {
+			ref = m[1]
+		}
+		return diag.At(at, "cannot resolve $ref %q: what it points at is not a valid %s", ref, strings.TrimPrefix(m[2], "ref to "))
+	}
+
 	var les *yaml.LoadErrors
 	if errors.As(err, &les) && len(les.Errors) > 0 {
 		var l diag.List
@@ -60,19 +94,102 @@ func explainLoadError(path string, data []byte, fetch *fetcher, err error) error
 	if errors.As(err, &le) {
 		return diag.At(file.pos(le.Mark), "%s", decodeMessage(le.Message))
 	}
+
+	if m := notObject.FindStringSubmatch(msg); m != nil {
+		if n := firstNonObject(file.node, m[1]); n != nil {
+			return diag.At(file.pos(yaml.Mark{Line: n.Line, Column: n.Column}), "%s must be an object, not %s", m[1], kindOf(n))
+		}
+	}
 	if m := anchorCycle.FindStringSubmatch(msg); m != nil {
 		if n := findAnchor(file.node, m[1]); n != nil {
 			return diag.At(file.pos(yaml.Mark{Line: n.Line, Column: n.Column}), "YAML anchor &%s contains an alias to itself", m[1])
 		}
 	}
+	if m := atLine.FindStringSubmatchIndex(msg); m != nil {
+		line, _ := strconv.Atoi(msg[m[2]:m[3]])
+		return diag.At(file.pos(yaml.Mark{Line: line, Column: firstColumn(file.data, line)}), "%s", msg[m[1]:])
+	}
+
+	at := diag.Pos{File: path}
+	if m := resolving.FindStringSubmatch(msg); m != nil {
+		at, _ = src.findRef(refNamed(m[1])...)
+	} else if m := quoted.FindStringSubmatch(msg); m != nil {
+		if p, ref := src.findRef(refNamed(m[1])...); ref != "" {
+			at = p
+		}
+	}
 	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "failed to unmarshal data: "), "yaml error: ")
-	return diag.At(diag.Pos{File: path}, "cannot load spec: %s", src.scrub(msg))
+	return diag.At(at, "cannot load spec: %s", src.scrub(msg))
 }
 
 var (
 	resolving   = regexp.MustCompile(`error resolving reference "([^"]*)": `)
+	badFragment = regexp.MustCompile(`failed to resolve "([^"]*)" in fragment in URI: "([^"]*)"`)
+	badData     = regexp.MustCompile(`bad data in "([^"]*)" \(expecting ([^)]*)\)`)
+	quoted      = regexp.MustCompile(`"(#[^"]*)"`)
+	notObject   = regexp.MustCompile(`invalid (\w+): value MUST be an object`)
 	anchorCycle = regexp.MustCompile(`anchor "([^"]*)" value contains itself`)
+	atLine      = regexp.MustCompile(`(?:^|: )line (\d+): `)
 )
+
+// objectSlots says where an OpenAPI object of each kind that kin-openapi
+// names in "invalid <kind>: value MUST be an object" sits: as the value of
+// a key, or as the items or values of a list or map under a key.
+var objectSlots = map[string]struct{ value, members []string }{
+	"parameter":      {members: []string{"parameters"}},
+	"response":       {members: []string{"responses"}},
+	"requestBody":    {value: []string{"requestBody"}, members: []string{"requestBodies"}},
+	"header":         {members: []string{"headers"}},
+	"schema":         {value: []string{"schema", "items", "not"}, members: []string{"schemas", "properties", "allOf", "anyOf", "oneOf"}},
+	"example":        {members: []string{"examples"}},
+	"link":           {members: []string{"links"}},
+	"callback":       {members: []string{"callbacks"}},
+	"securityScheme": {members: []string{"securitySchemes"}},
+	"path":           {members: []string{"paths"}},
+}
+
+// firstNonObject finds, in document order, the first node in a slot for
+// kind that is not a mapping.
+func firstNonObject(n *yaml.Node, kind string) *yaml.Node {
+	slots, ok := objectSlots[kind]
+	if !ok || n == nil {
+		return nil
+	}
+	bad := func(v *yaml.Node) bool { return v.Kind != yaml.MappingNode && v.Kind != yaml.AliasNode }
+	var walk func(n *yaml.Node) *yaml.Node
+	walk = func(n *yaml.Node) *yaml.Node {
+		switch n.Kind {
+		case yaml.DocumentNode, yaml.SequenceNode:
+			for _, c := range n.Content {
+				if r := walk(c); r != nil {
+					return r
+				}
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i].Value, n.Content[i+1]
+				if slices.Contains(slots.value, k) && bad(v) {
+					return v
+				}
+				if slices.Contains(slots.members, k) && (v.Kind == yaml.SequenceNode || v.Kind == yaml.MappingNode) {
+					for j, c := range v.Content {
+						if v.Kind == yaml.MappingNode && j%2 == 0 {
+							continue
+						}
+						if bad(c) {
+							return c
+						}
+					}
+				}
+				if r := walk(v); r != nil {
+					return r
+				}
+			}
+		}
+		return nil
+	}
+	return walk(n)
+}
 
 // findAnchor returns the node that defines anchor name.
 func findAnchor(n *yaml.Node, name string) *yaml.Node {
@@ -88,6 +205,37 @@ func findAnchor(n *yaml.Node, name string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// firstColumn is the column of the first non-blank character of a line.
+func firstColumn(data []byte, line int) int {
+	lines := bytes.Split(data, []byte{'\n'})
+	if line < 1 || line > len(lines) {
+		return 0
+	}
+	l := lines[line-1]
+	return len(l) - len(bytes.TrimLeft(l, " \t")) + 1
+}
+
+// refNamed matches the $ref kin-openapi names in a message: as written, by
+// its fragment (kin-openapi names the fragment only once it has opened the
+// file), or by what Swagger 2.0 called it before conversion.
+func refNamed(ref string) []func(*source, string) bool {
+	frag := ref
+	if i := strings.IndexByte(ref, '#'); i >= 0 {
+		frag = ref[i:]
+	}
+	v2 := frag
+	for v3, old := range map[string]string{"#/components/schemas/": "#/definitions/", "#/components/parameters/": "#/parameters/", "#/components/responses/": "#/responses/"} {
+		if strings.HasPrefix(frag, v3) {
+			v2 = old + strings.TrimPrefix(frag, v3)
+		}
+	}
+	return []func(*source, string) bool{
+		func(_ *source, v string) bool { return v == ref },
+		func(_ *source, v string) bool { return frag != "" && strings.HasSuffix(v, frag) },
+		func(_ *source, v string) bool { return strings.HasSuffix(v, v2) },
+	}
 }
 
 // decodeMessage rewords a YAML decoding error in the user's terms: YAML

@@ -1,6 +1,7 @@
 package load_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,5 +45,35 @@ func TestDisplayPath(t *testing.T) {
 		if got := load.DisplayPath(tc.file, tc.spec); got != tc.want {
 			t.Errorf("DisplayPath(%q, %q) = %q, want %q", tc.file, tc.spec, got, tc.want)
 		}
+	}
+}
+
+// TestUndecodableTargetIsPlacedAtItsRef: a $ref the repair pass follows to
+// an object it leaves as it is, whose values kin-openapi cannot decode
+// (a parameter whose required is a list), fails the load at the $ref.
+func TestUndecodableTargetIsPlacedAtItsRef(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("openapi.yaml", `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /a:
+    get:
+      parameters:
+        - $ref: 'params.yaml#/P'
+      responses:
+        '200':
+          description: ok
+`)
+	write("params.yaml", "P:\n  name: q\n  in: query\n  required: [1, 2]\n  schema: {type: string}\n")
+	spec := filepath.Join(dir, "openapi.yaml")
+	_, err := load.Load(spec, load.Options{})
+	want := spec + `:7:11: error: cannot resolve $ref "params.yaml#/P": what it points at is not a valid parameter object`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }

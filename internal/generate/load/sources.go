@@ -86,7 +86,7 @@ func (s *sources) all() []*source {
 			if err != nil {
 				return
 			}
-			s.files = append(s.files, s.parse(target, DisplayPath(target, s.specPath), data))
+			s.files = append(s.files, s.parse(target, s.show(target), data))
 		})
 	}
 	return s.files
@@ -107,6 +107,26 @@ func (s *sources) unparsable() *source {
 	return nil
 }
 
+// findRef returns the position and value of the first $ref whose value
+// matches, trying each matcher over every file before the next one.
+func (s *sources) findRef(match ...func(f *source, value string) bool) (diag.Pos, string) {
+	for _, m := range match {
+		for _, f := range s.all() {
+			var at diag.Pos
+			var found string
+			walkRefs(f.node, func(key *yaml.Node, v string) {
+				if found == "" && m(f, v) {
+					at, found = diag.Pos{File: f.show, Line: key.Line, Col: key.Column}, v
+				}
+			})
+			if found != "" {
+				return at, found
+			}
+		}
+	}
+	return diag.Pos{File: s.specPath}, ""
+}
+
 // target returns the file a $ref (as written somewhere in the spec) points
 // at, when it has been read.
 func (s *sources) target(ref string) *source {
@@ -122,6 +142,12 @@ func (s *sources) target(ref string) *source {
 		}
 	}
 	return nil
+}
+
+// show names a file for messages: relative to the spec's directory as the
+// user named it when it is below it, else as DisplayPath does.
+func (s *sources) show(abs string) string {
+	return DisplayPath(abs, s.specPath)
 }
 
 // scrub replaces the spec directory's absolute path in a message by the
