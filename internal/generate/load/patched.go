@@ -198,24 +198,10 @@ func (p *patchedSpec) brokenRefs(specFile, overlayFile string) []diag.Diagnostic
 
 // resolves reports whether the JSON pointer ptr names a value in doc.
 func resolves(doc any, ptr string) bool {
-	v := doc
-	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		seg = jsonpointer.Unescape(seg)
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[seg]; !ok {
-				return false
-			}
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(x) {
-				return false
-			}
-			v = x[i]
-		default:
-			return false
-		}
+	p, err := jsonpointer.New(ptr)
+	if err != nil {
+		return false
 	}
-	return true
+	_, _, err = p.Get(doc)
+	return err == nil
 }
