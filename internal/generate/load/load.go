@@ -495,7 +495,7 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic) {
 		openapi3.DisableSchemaDefaultsValidation(),
 		openapi3.AllowExtraSiblingFields("description", "summary", "nullable", "example", "examples", "default", "deprecated", "readOnly", "writeOnly", "title"),
 	)
-	err := validationView(doc).Validate(ctx)
+	err := validationView(ctx, doc).Validate(ctx)
 	if err == nil {
 		return nil
 	}

@@ -1,7 +1,9 @@
 package load
 
 import (
+	"context"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -20,7 +22,10 @@ import (
 //
 // The view shares everything else with doc and never writes to it: the
 // other stages read doc while validation runs.
-func validationView(doc *openapi3.T) *openapi3.T {
+//
+// When every component schema is valid (cleanSchemas), the view's
+// components are stand-ins too: their checks are already done.
+func validationView(ctx context.Context, doc *openapi3.T) *openapi3.T {
 	if doc.Paths == nil || doc.Components == nil || len(doc.Components.Schemas) == 0 {
 		return doc
 	}
@@ -31,6 +36,17 @@ func validationView(doc *openapi3.T) *openapi3.T {
 		params:    map[*openapi3.Parameter]*openapi3.Parameter{},
 	}
 	view := *doc
+	if probeSchemas && cleanSchemas(ctx, doc) {
+		v.deep = map[*openapi3.Schema]*openapi3.Schema{}
+		components := *doc.Components
+		components.Schemas = make(openapi3.Schemas, len(doc.Components.Schemas))
+		for name, ref := range doc.Components.Schemas {
+			stand := *ref
+			stand.Value = &openapi3.Schema{}
+			components.Schemas[name] = &stand
+		}
+		view.Components = &components
+	}
 	view.Paths = openapi3.NewPathsWithCapacity(doc.Paths.Len())
 	view.Paths.Extensions, view.Paths.Origin = doc.Paths.Extensions, doc.Paths.Origin
 	for path, item := range doc.Paths.Map() {
@@ -39,8 +55,48 @@ func validationView(doc *openapi3.T) *openapi3.T {
 	return &view
 }
 
+// probeSchemas turns cleanSchemas on; its test compares with it off.
+var probeSchemas = true
+
+// cleanSchemas reports whether every component schema passes validation,
+// checked in one pass: kin-openapi validates each component with a visited
+// set of its own, so a component is checked again inside every component
+// that refers to it, near everything inside everything on a spec of
+// cross-linked objects (stripe). Validated as the members of one allOf,
+// they share the set and each schema is checked once. Each schema's checks
+// are its own (none depends on where it is used or which schema came
+// first), so the one pass finds a problem exactly when some component,
+// validated alone, would; the first pass that fails is not used further:
+// the components are then validated one by one, as before, for messages
+// that name each.
+func cleanSchemas(ctx context.Context, doc *openapi3.T) bool {
+	names := slices.Sorted(maps.Keys(doc.Components.Schemas))
+	all := &openapi3.Schema{AllOf: make(openapi3.SchemaRefs, 0, len(names))}
+	for _, name := range names {
+		ref := doc.Components.Schemas[name]
+		if ref == nil || ref.Value == nil {
+			return false
+		}
+		all.AllOf = append(all.AllOf, &openapi3.SchemaRef{Value: ref.Value})
+	}
+	var opts []openapi3.ValidationOption
+	if doc.IsOpenAPI31OrLater() {
+		opts = append(opts, openapi3.IsOpenAPI31OrLater())
+	}
+	if doc.IsOpenAPI32OrLater() {
+		opts = append(opts, openapi3.IsOpenAPI32OrLater())
+	}
+	return all.Validate(ctx, opts...) == nil
+}
+
 type viewer struct {
 	schemas openapi3.Schemas
+	// deep, when the components are known valid, holds each inline schema
+	// looked at so far as the view has it (a copy, or the schema itself
+	// when nothing under it changed): a reference to a component anywhere
+	// in an operation's schemas is then a stand-in, since whatever
+	// kin-openapi would find under it, it already did not.
+	deep map[*openapi3.Schema]*openapi3.Schema
 	// The view of a value the spec shares is made once and shared the same
 	// way: a component response, request body or parameter that 50,000
 	// operations refer to is one copy, not 50,000 (each $ref is a reference
@@ -51,6 +107,102 @@ type viewer struct {
 	responses map[*openapi3.Response]*openapi3.Response
 	bodies    map[*openapi3.RequestBody]*openapi3.RequestBody
 	params    map[*openapi3.Parameter]*openapi3.Parameter
+}
+
+// schema is an operation's schema as validation sees it. Values are
+// validated against all of a schema, what its references lead to
+// included: the examples beside it (valued), and a default or an example
+// in it (3.1 validates those). What such a value is checked against is
+// left whole. A schema is copied only when something under it is a
+// stand-in; one without is validated as it is (stripe: most inline
+// schemas, and a copy of each was 11 MB beside the other stages).
+func (v *viewer) schema(ref *openapi3.SchemaRef, valued bool) *openapi3.SchemaRef {
+	if v.deep == nil || valued || ref == nil || ref.Value == nil {
+		return v.stub(ref)
+	}
+	if s := v.stub(ref); s != ref {
+		return s
+	}
+	orig := ref.Value
+	if orig.Default != nil || orig.Example != nil {
+		return ref
+	}
+	if cp, ok := v.deep[orig]; ok {
+		if cp == orig {
+			return ref
+		}
+		out := *ref
+		out.Value = cp
+		return &out
+	}
+	// While its parts are looked at, a cycle back to the schema reads it
+	// as it is.
+	v.deep[orig] = orig
+	var cp *openapi3.Schema
+	changed := func() *openapi3.Schema {
+		if cp == nil {
+			c := *orig
+			cp = &c
+		}
+		return cp
+	}
+	one := func(r *openapi3.SchemaRef, set func(*openapi3.Schema, *openapi3.SchemaRef)) {
+		if nr := v.schema(r, false); nr != r {
+			set(changed(), nr)
+		}
+	}
+	list := func(rs openapi3.SchemaRefs, set func(*openapi3.Schema, openapi3.SchemaRefs)) {
+		var out openapi3.SchemaRefs
+		for i, r := range rs {
+			if nr := v.schema(r, false); nr != r {
+				if out == nil {
+					out = slices.Clone(rs)
+				}
+				out[i] = nr
+			}
+		}
+		if out != nil {
+			set(changed(), out)
+		}
+	}
+	named := func(m openapi3.Schemas, set func(*openapi3.Schema, openapi3.Schemas)) {
+		var out openapi3.Schemas
+		for k, r := range m {
+			if nr := v.schema(r, false); nr != r {
+				if out == nil {
+					out = maps.Clone(m)
+				}
+				out[k] = nr
+			}
+		}
+		if out != nil {
+			set(changed(), out)
+		}
+	}
+	named(orig.Properties, func(s *openapi3.Schema, m openapi3.Schemas) { s.Properties = m })
+	named(orig.PatternProperties, func(s *openapi3.Schema, m openapi3.Schemas) { s.PatternProperties = m })
+	named(orig.DependentSchemas, func(s *openapi3.Schema, m openapi3.Schemas) { s.DependentSchemas = m })
+	named(orig.Defs, func(s *openapi3.Schema, m openapi3.Schemas) { s.Defs = m })
+	list(orig.AllOf, func(s *openapi3.Schema, rs openapi3.SchemaRefs) { s.AllOf = rs })
+	list(orig.AnyOf, func(s *openapi3.Schema, rs openapi3.SchemaRefs) { s.AnyOf = rs })
+	list(orig.OneOf, func(s *openapi3.Schema, rs openapi3.SchemaRefs) { s.OneOf = rs })
+	list(orig.PrefixItems, func(s *openapi3.Schema, rs openapi3.SchemaRefs) { s.PrefixItems = rs })
+	one(orig.Items, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.Items = r })
+	one(orig.Not, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.Not = r })
+	one(orig.AdditionalProperties.Schema, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.AdditionalProperties.Schema = r })
+	one(orig.Contains, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.Contains = r })
+	one(orig.PropertyNames, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.PropertyNames = r })
+	one(orig.If, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.If = r })
+	one(orig.Then, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.Then = r })
+	one(orig.Else, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.Else = r })
+	one(orig.ContentSchema, func(s *openapi3.Schema, r *openapi3.SchemaRef) { s.ContentSchema = r })
+	if cp == nil {
+		return ref
+	}
+	v.deep[orig] = cp
+	out := *ref
+	out.Value = cp
+	return &out
 }
 
 // stub is ref, or a stand-in for it when it names a component schema.
@@ -157,7 +309,7 @@ func (v *viewer) parameter(p *openapi3.Parameter) *openapi3.Parameter {
 		return cp
 	}
 	cp := *p
-	cp.Schema = v.stub(p.Schema)
+	cp.Schema = v.schema(p.Schema, p.Example != nil || len(p.Examples) > 0)
 	cp.Content = v.content(p.Content)
 	v.params[p] = &cp
 	return &cp
@@ -171,7 +323,7 @@ func (v *viewer) content(c openapi3.Content) openapi3.Content {
 	for mime, mt := range c {
 		if mt != nil {
 			m := *mt
-			m.Schema = v.stub(mt.Schema)
+			m.Schema = v.schema(mt.Schema, mt.Example != nil || len(mt.Examples) > 0)
 			mt = &m
 		}
 		out[mime] = mt

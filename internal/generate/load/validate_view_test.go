@@ -42,7 +42,7 @@ func TestValidationViewDoesNotTouchTheDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := doc.Paths.Value("/b").Post.RequestBody.Value.Content["application/json"].Schema
-	view := validationView(doc)
+	view := validationView(context.Background(), doc)
 	if view == doc || view.Paths == doc.Paths {
 		t.Fatal("the view shares the document's paths")
 	}
