@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +20,9 @@ import (
 // kin-openapi names the $ref or the parse problem but rarely where it is, so
 // the files are re-read here, only on this failure path, to find the place:
 // the $ref that failed, the syntax error, or the value of the wrong type.
+// An object written as anything else is not looked for here: the repair
+// pass, which runs first on any spec kin-openapi refuses, reports each at
+// its value (TestNonObjectsAreTheRepairPasss).
 func explainLoadError(path string, data []byte, fetch *fetcher, err error) error {
 	src := newSources(path, data, fetch)
 	msg := err.Error()
@@ -95,11 +97,6 @@ func explainLoadError(path string, data []byte, fetch *fetcher, err error) error
 		return diag.At(file.pos(le.Mark), "%s", decodeMessage(le.Message))
 	}
 
-	if m := notObject.FindStringSubmatch(msg); m != nil {
-		if n := firstNonObject(file.node, m[1]); n != nil {
-			return diag.At(file.pos(yaml.Mark{Line: n.Line, Column: n.Column}), "%s must be an object, not %s", m[1], kindOf(n))
-		}
-	}
 	if m := anchorCycle.FindStringSubmatch(msg); m != nil {
 		if n := findAnchor(file.node, m[1]); n != nil {
 			return diag.At(file.pos(yaml.Mark{Line: n.Line, Column: n.Column}), "YAML anchor &%s contains an alias to itself", m[1])
@@ -127,69 +124,9 @@ var (
 	badFragment = regexp.MustCompile(`failed to resolve "([^"]*)" in fragment in URI: "([^"]*)"`)
 	badData     = regexp.MustCompile(`bad data in "([^"]*)" \(expecting ([^)]*)\)`)
 	quoted      = regexp.MustCompile(`"(#[^"]*)"`)
-	notObject   = regexp.MustCompile(`invalid (\w+): value MUST be an object`)
 	anchorCycle = regexp.MustCompile(`anchor "([^"]*)" value contains itself`)
 	atLine      = regexp.MustCompile(`(?:^|: )line (\d+): `)
 )
-
-// objectSlots says where an OpenAPI object of each kind that kin-openapi
-// names in "invalid <kind>: value MUST be an object" sits: as the value of
-// a key, or as the items or values of a list or map under a key.
-var objectSlots = map[string]struct{ value, members []string }{
-	"parameter":      {members: []string{"parameters"}},
-	"response":       {members: []string{"responses"}},
-	"requestBody":    {value: []string{"requestBody"}, members: []string{"requestBodies"}},
-	"header":         {members: []string{"headers"}},
-	"schema":         {value: []string{"schema", "items", "not"}, members: []string{"schemas", "properties", "allOf", "anyOf", "oneOf"}},
-	"example":        {members: []string{"examples"}},
-	"link":           {members: []string{"links"}},
-	"callback":       {members: []string{"callbacks"}},
-	"securityScheme": {members: []string{"securitySchemes"}},
-	"path":           {members: []string{"paths"}},
-}
-
-// firstNonObject finds, in document order, the first node in a slot for
-// kind that is not a mapping.
-func firstNonObject(n *yaml.Node, kind string) *yaml.Node {
-	slots, ok := objectSlots[kind]
-	if !ok || n == nil {
-		return nil
-	}
-	bad := func(v *yaml.Node) bool { return v.Kind != yaml.MappingNode && v.Kind != yaml.AliasNode }
-	var walk func(n *yaml.Node) *yaml.Node
-	walk = func(n *yaml.Node) *yaml.Node {
-		switch n.Kind {
-		case yaml.DocumentNode, yaml.SequenceNode:
-			for _, c := range n.Content {
-				if r := walk(c); r != nil {
-					return r
-				}
-			}
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i].Value, n.Content[i+1]
-				if slices.Contains(slots.value, k) && bad(v) {
-					return v
-				}
-				if slices.Contains(slots.members, k) && (v.Kind == yaml.SequenceNode || v.Kind == yaml.MappingNode) {
-					for j, c := range v.Content {
-						if v.Kind == yaml.MappingNode && j%2 == 0 {
-							continue
-						}
-						if bad(c) {
-							return c
-						}
-					}
-				}
-				if r := walk(v); r != nil {
-					return r
-				}
-			}
-		}
-		return nil
-	}
-	return walk(n)
-}
 
 // findAnchor returns the node that defines anchor name.
 func findAnchor(n *yaml.Node, name string) *yaml.Node {

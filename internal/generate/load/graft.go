@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-openapi/jsonpointer"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -30,7 +31,7 @@ func (r *repairer) graft(f, t *rfile, tn *yaml.Node, tptr string, s slot, depth 
 			if isExtension(key.Value) {
 				cv = r.copyNode(f, t, v, kNone, depth+1)
 			} else {
-				cv = r.graftValue(f, t, v, tptr+"/"+escapeToken(key.Value), s.kind, depth+1)
+				cv = r.graftValue(f, t, v, tptr+"/"+jsonpointer.Escape(key.Value), s.kind, depth+1)
 			}
 			out.Content = append(out.Content, r.copyNode(f, t, key, kNone, depth+1), cv)
 		}
@@ -38,7 +39,7 @@ func (r *repairer) graft(f, t *rfile, tn *yaml.Node, tptr string, s slot, depth 
 	case s.many == 'l' && tn.Kind == yaml.SequenceNode:
 		out := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 		for i, v := range tn.Content {
-			out.Content = append(out.Content, r.graftValue(f, t, v, tptr+"/"+itoa(i), s.kind, depth+1))
+			out.Content = append(out.Content, r.graftValue(f, t, v, tptr+"/"+strconv.Itoa(i), s.kind, depth+1))
 		}
 		return out
 	case s.many == 0:
@@ -64,7 +65,7 @@ func (r *repairer) graftValue(f, t *rfile, v *yaml.Node, vptr string, k kind, de
 		key, val := v.Content[i], v.Content[i+1]
 		var cv *yaml.Node
 		if s, ok := r.childSlot(k, key.Value); ok {
-			cv = r.graft(f, t, val, vptr+"/"+escapeToken(key.Value), s, depth+1)
+			cv = r.graft(f, t, val, vptr+"/"+jsonpointer.Escape(key.Value), s, depth+1)
 		} else {
 			cv = r.copyNode(f, t, val, kNone, depth+1)
 		}
@@ -225,5 +226,3 @@ func refNode(ref string) *yaml.Node {
 		{Kind: yaml.ScalarNode, Tag: "!!str", Value: ref},
 	}}
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -29,6 +29,7 @@ import (
 
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/generate/patch"
 )
 
 // Options tunes loading.
@@ -51,7 +52,7 @@ type Options struct {
 	// produces warnings.
 	SkipValidation bool
 	// Actions are an overlay's OpenAPI Overlay actions, applied to the
-	// spec before it is read (actions.go); ActionsFile is that overlay's
+	// spec before it is read (package patch); ActionsFile is that overlay's
 	// path, where positions in what the actions added point.
 	Actions     []*overlay.Action
 	ActionsFile string
@@ -80,9 +81,8 @@ type Spec struct {
 	// locate places JSON pointers in the spec's text (locate.go).
 	locate *locator
 	// patched maps positions in a spec an overlay's actions changed back
-	// to the user's files (patched.go); actionsFile is that overlay.
-	patched     *patchedSpec
-	actionsFile string
+	// to the user's files (package patch).
+	patched *patch.Spec
 	// unplaced is set when kin-openapi loaded the spec without origins
 	// (places.go): positions come from the locator, when asked.
 	unplaced bool

@@ -12,6 +12,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v4"
 
+	"github.com/go-openapi/jsonpointer"
 	"github.com/tailormcp/tailor/internal/diag"
 )
 
@@ -99,7 +100,7 @@ func (l *locator) tokens(ptr string) []string {
 	}
 	toks := strings.Split(ptr[1:], "/")
 	for i, t := range toks {
-		toks[i] = unescapeToken(t)
+		toks[i] = jsonpointer.Unescape(t)
 	}
 	if l.swagger {
 		toks = l.layout.rewrite(toks)

@@ -33,6 +33,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v4"
 
+	"github.com/go-openapi/jsonpointer"
 	"github.com/tailormcp/tailor/internal/diag"
 )
 
@@ -122,17 +123,9 @@ type scope struct {
 }
 
 func (c ctx) child(key string) ctx {
-	c.ptr += "/" + escapeToken(key)
+	c.ptr += "/" + jsonpointer.Escape(key)
 	c.parent, c.prop = nil, ""
 	return c
-}
-
-func escapeToken(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-func unescapeToken(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
 }
 
 // locKey names a location for the file table: a cleaned path for local
@@ -693,7 +686,7 @@ func (r *repairer) resolveDepth(f *rfile, ref string, depth int) (*rfile, **yaml
 	}
 	toks := strings.Split(frag[1:], "/")
 	for i, tok := range toks {
-		tok = unescapeToken(tok)
+		tok = jsonpointer.Unescape(tok)
 		if u, err := url.PathUnescape(tok); err == nil {
 			tok = u
 		}
@@ -833,5 +826,5 @@ func keysOf(n *yaml.Node) []string {
 }
 
 func lastToken(ptr string) string {
-	return unescapeToken(ptr[strings.LastIndexByte(ptr, '/')+1:])
+	return jsonpointer.Unescape(ptr[strings.LastIndexByte(ptr, '/')+1:])
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-openapi/jsonpointer"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -255,7 +256,7 @@ func (r *repairer) rebaseDefs(c ctx, ref string) string {
 	for i := len(c.scopes) - 1; i >= 0; i-- {
 		s := c.scopes[i]
 		defs := deref(mapValue(s.n, toks[0]))
-		if defs == nil || mapValue(defs, unescapeToken(toks[1])) == nil {
+		if defs == nil || mapValue(defs, jsonpointer.Unescape(toks[1])) == nil {
 			continue
 		}
 		if !r.defsScopes[s.n] {

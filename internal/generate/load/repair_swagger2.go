@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/go-openapi/jsonpointer"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -180,7 +181,7 @@ func breaksParamRules(doc2 *openapi2.T) bool {
 			return nil
 		}
 		if name, ok := strings.CutPrefix(p.Ref, "#/parameters/"); ok {
-			return doc2.Parameters[unescapeToken(name)]
+			return doc2.Parameters[jsonpointer.Unescape(name)]
 		} else if p.Ref != "" {
 			return nil
 		}

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/go-openapi/jsonpointer"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -81,7 +82,7 @@ func (r *repairer) shareSchemaFiles(root *rfile) bool {
 		if i := strings.LastIndexByte(name, '.'); i > 0 {
 			name = name[:i]
 		}
-		prefix := "/components/schemas/" + escapeToken(name)
+		prefix := "/components/schemas/" + jsonpointer.Escape(name)
 		for _, u := range uses {
 			p, _, _ := strings.Cut(u.val.Value, "#")
 			frag := strings.TrimSuffix(u.frag, "/")

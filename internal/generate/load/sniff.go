@@ -24,57 +24,6 @@ const (
 // Group 1 is the key, 2 the opening quote (if any), 3 the version.
 var topLevelVersion = regexp.MustCompile(`(?m)^["']?(openapi|swagger)["']?[ \t]*:[ \t]*(["']?)([0-9][0-9A-Za-z.\-]*)`)
 
-// versionLine is topLevelVersion for one line.
-var versionLine = regexp.MustCompile(`^["']?(openapi|swagger)["']?[ \t]*:[ \t]*(["']?)([0-9][0-9A-Za-z.\-]*)`)
-
-// findTopLevelVersion is topLevelVersion.FindSubmatchIndex(data), with
-// the regexp tried only on the lines that start with either key (a quote
-// may come first): run over the whole text, it took 30 ms on stripe, whose
-// version comes after 40,000 lines of components.
-func findTopLevelVersion(data []byte) []int {
-	var best []int
-	for _, key := range []string{"openapi", "swagger"} {
-		// Once one key is found, the other is looked for only before it
-		// (stripe: its first 1.4 MB, not all 4.2).
-		until := len(data)
-		if best != nil {
-			until = min(until, best[0]+1+len(key))
-		}
-		for from := 0; from < until; {
-			i := bytes.Index(data[from:until], []byte(key))
-			if i < 0 {
-				break
-			}
-			i += from
-			from = i + 1
-			start := i
-			if start > 0 && (data[start-1] == '"' || data[start-1] == '\'') {
-				start--
-			}
-			if start > 0 && data[start-1] != '\n' {
-				continue
-			}
-			if best != nil && start >= best[0] {
-				break
-			}
-			end := bytes.IndexByte(data[start:], '\n')
-			if end < 0 {
-				end = len(data) - start
-			}
-			if m := versionLine.FindSubmatchIndex(data[start : start+end]); m != nil {
-				for j := range m {
-					if m[j] >= 0 {
-						m[j] += start
-					}
-				}
-				best = m
-				break
-			}
-		}
-	}
-	return best
-}
-
 // unquotedNumber is a version YAML reads as a number, not a string.
 var unquotedNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 
@@ -109,7 +58,7 @@ func sniff(path string, data []byte) (docKind, string, error) {
 			break
 		}
 	default:
-		if m := findTopLevelVersion(data); m != nil {
+		if m := topLevelVersion.FindSubmatchIndex(data); m != nil {
 			key, version = string(data[m[2]:m[3]]), string(data[m[6]:m[7]])
 			if m[4] == m[5] && unquotedNumber.MatchString(version) && !followedByMore(data[m[7]:]) {
 				line, col := lineCol(data, m[6])
@@ -195,14 +144,11 @@ func valuePos(path string, data []byte, key string) diag.Pos {
 	return pos
 }
 
+// mapValue is the value of key in mapping n (its first, of a key written
+// twice), or nil.
 func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
+	if i := keyIndex(n, key); i >= 0 {
+		return n.Content[i+1]
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/go-openapi/jsonpointer"
 )
 
 // TestSwagger2LayoutRewrite: OpenAPI 3 pointers into a converted Swagger
@@ -72,11 +73,11 @@ func TestSwagger2LayoutRewrite(t *testing.T) {
 	} {
 		toks := strings.Split(c.in, "/")
 		for i, tok := range toks {
-			toks[i] = unescapeToken(tok)
+			toks[i] = jsonpointer.Unescape(tok)
 		}
 		want := strings.Split(c.want, "/")
 		for i, tok := range want {
-			want[i] = unescapeToken(tok)
+			want[i] = jsonpointer.Unescape(tok)
 		}
 		if got := lay.rewrite(toks); strings.Join(got, "\x00") != strings.Join(want, "\x00") {
 			t.Errorf("%s:\n got %q\nwant %q", c.in, got, want)

@@ -1,4 +1,4 @@
-package load
+package patch
 
 import (
 	"os"

@@ -1,4 +1,9 @@
-package load
+// Package patch is the stage between the overlay and the loader: it
+// applies an overlay's OpenAPI Overlay actions to a spec's text, writes
+// the result as the text the loader reads, and maps positions in that
+// text back to the user's spec, or to the overlay for what the actions
+// added.
+package patch
 
 import (
 	"bytes"
@@ -12,10 +17,55 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/overlay"
+	"github.com/tailormcp/tailor/internal/yamlwalk"
 )
 
-// patchedSpec is the spec after an overlay's OpenAPI Overlay actions: the
-// text the loader reads, and the way back from its lines to the user's file.
+// Apply applies actions, an overlay's OpenAPI Overlay actions read from
+// overlayFile, to data, the text of the spec at specFile. It returns nil
+// and no error when data is not one YAML document: the loader reports
+// its syntax error at its place. The warnings are the actions that
+// matched nothing (at the overlay's lines); an action that fails, or a
+// $ref within the spec the actions broke, is an error.
+func Apply(specFile string, data []byte, actions []*overlay.Action, overlayFile string, strict bool) (*Spec, []diag.Diagnostic, error) {
+	// Decoded twice: the actions change one copy, positions are looked up
+	// in the other.
+	var root yaml.Node
+	var doc, original any
+	err := yaml.Unmarshal(data, &root)
+	if err == nil {
+		err = root.Decode(&doc)
+	}
+	if err == nil {
+		err = root.Decode(&original)
+	}
+	if err != nil || root.Kind != yaml.DocumentNode {
+		return nil, nil, nil
+	}
+	patchedDoc, ds := overlay.ApplyActions(yamlwalk.JSONable(doc), actions, strict)
+	l := &diag.List{}
+	l.Add(ds...)
+	if err := l.Err(); err != nil {
+		return nil, nil, err
+	}
+	p, err := newPatchedSpec(&root, yamlwalk.JSONable(original), patchedDoc)
+	if err != nil {
+		return nil, nil, diag.At(diag.Pos{File: overlayFile}, "the spec cannot be re-encoded after the overlay's actions: %v", err)
+	}
+	p.specFile, p.overlayFile = specFile, overlayFile
+	l.Add(p.brokenRefs(specFile, overlayFile)...)
+	if err := l.Err(); err != nil {
+		return nil, nil, err
+	}
+	return p, l.Warnings(), nil
+}
+
+// Pos maps a position in Text to the user's files (see pos).
+func (p *Spec) Pos(at diag.Pos) diag.Pos { return p.pos(at, p.specFile, p.overlayFile) }
+
+// Spec is the spec after an overlay's OpenAPI Overlay actions: the
+// text the loader reads (Text), and the way back from its lines to the
+// user's file.
 //
 // The loader, and every stage after it, report positions in the text they
 // read, which is not the user's file. So the patched document is written as
@@ -24,22 +74,24 @@ import (
 // maps to the same pointer in the user's YAML: the line of its key there.
 // Parts the actions added are not in the user's spec; those positions name
 // the overlay instead.
-type patchedSpec struct {
-	text     []byte
+type Spec struct {
+	Text     []byte
 	lines    []string // lines[n-1] is the pointer of line n of text
 	original *yaml.Node
 	origDoc  any // the user's spec, decoded
 	doc      any // the patched spec
+	// specFile and overlayFile name the user's spec and the overlay.
+	specFile, overlayFile string
 }
 
 // newPatchedSpec encodes doc, the spec after the actions; original is the
 // user's spec as parsed before them (a document node).
-func newPatchedSpec(original *yaml.Node, origDoc, doc any) (*patchedSpec, error) {
+func newPatchedSpec(original *yaml.Node, origDoc, doc any) (*Spec, error) {
 	text, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {
 		return nil, err
 	}
-	p := &patchedSpec{text: text, original: original, origDoc: origDoc, doc: doc}
+	p := &Spec{Text: text, original: original, origDoc: origDoc, doc: doc}
 	p.lines = append(p.lines, "")
 	p.walk(doc, "")
 	if len(p.lines) != bytes.Count(text, []byte("\n"))+1 {
@@ -54,7 +106,7 @@ func newPatchedSpec(original *yaml.Node, origDoc, doc any) (*patchedSpec, error)
 // a non-empty object or array puts each member or element on a line of its
 // own, then its closing bracket on another; anything else stays on the line
 // it starts on.
-func (p *patchedSpec) walk(v any, ptr string) {
+func (p *Spec) walk(v any, ptr string) {
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) == 0 {
@@ -85,7 +137,7 @@ func (p *patchedSpec) walk(v any, ptr string) {
 // pos maps a position in the patched text to the user's files: specFile's
 // line for what the spec had, overlayFile for what the actions added.
 // Positions elsewhere (other files a $ref reached) are returned unchanged.
-func (p *patchedSpec) pos(at diag.Pos, specFile, overlayFile string) diag.Pos {
+func (p *Spec) pos(at diag.Pos, specFile, overlayFile string) diag.Pos {
 	if at.File != specFile {
 		return at
 	}
@@ -109,7 +161,7 @@ func (p *patchedSpec) pos(at diag.Pos, specFile, overlayFile string) diag.Pos {
 // into something the actions added (a member, or an element past the
 // array's original end). Once an array has lost elements, its indices no
 // longer name the same elements, so the walk stops at the array.
-func (p *patchedSpec) find(ptr string) (node *yaml.Node, added bool) {
+func (p *Spec) find(ptr string) (node *yaml.Node, added bool) {
 	n := p.original
 	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
 		n = n.Content[0]
@@ -169,7 +221,7 @@ func (p *patchedSpec) find(ptr string) (node *yaml.Node, added bool) {
 // before the actions and point at nothing after them: the overlay broke
 // the spec, which is the overlay's error (the loader would otherwise read
 // each as a part it cannot resolve, and only warn).
-func (p *patchedSpec) brokenRefs(specFile, overlayFile string) []diag.Diagnostic {
+func (p *Spec) brokenRefs(specFile, overlayFile string) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	var walk func(v any, ptr string)
 	walk = func(v any, ptr string) {
@@ -198,24 +250,10 @@ func (p *patchedSpec) brokenRefs(specFile, overlayFile string) []diag.Diagnostic
 
 // resolves reports whether the JSON pointer ptr names a value in doc.
 func resolves(doc any, ptr string) bool {
-	v := doc
-	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		seg = jsonpointer.Unescape(seg)
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[seg]; !ok {
-				return false
-			}
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(x) {
-				return false
-			}
-			v = x[i]
-		default:
-			return false
-		}
+	p, err := jsonpointer.New(ptr)
+	if err != nil {
+		return false
 	}
-	return true
+	_, _, err = p.Get(doc)
+	return err == nil
 }
