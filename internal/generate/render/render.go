@@ -37,9 +37,15 @@ type File struct {
 var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"quote": goString}).ParseFS(templates.FS, "*.go.tmpl"))
 
 // Render produces the files of api, in a fixed order. Each file is its
-// template run whole, then formatted whole with go/format: the templates
-// and the printers of view.go write plain Go, and gofmt decides its layout.
-// The files are rendered at once, one per core.
+// template run, then formatted with go/format: the templates and the
+// printers of view.go write plain Go, and gofmt decides its layout. A file
+// that ends in a list (tools.go its tools, schemas.go their schemas) is
+// its template without the list, then the list in parts of about
+// partSize bytes, each run by the template's "items" template and
+// formatted on its own (format.go says why that is what gofmt writes for
+// the whole file). The parts and the other files are rendered at once, one
+// per core: schemas.go is most of the output (kubernetes: 10 of 12 MB),
+// and a part's syntax tree is all go/format holds at a time.
 func Render(api *ir.API, opts Options) ([]File, error) {
 	if !ValidPackage(opts.Package) {
 		return nil, fmt.Errorf("package name %q is not a valid Go identifier", opts.Package)
@@ -49,42 +55,122 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A job renders one file's head or one part of its list.
+	type job struct {
+		out   int
+		tmpl  string
+		data  any
+		piece []byte
+		err   error
+	}
+	var jobs []*job
+	for i, o := range outputs {
+		jobs = append(jobs, &job{out: i, tmpl: o.tmpl, data: v})
+		if o.items != nil {
+			for _, part := range o.items.parts(partSize) {
+				jobs = append(jobs, &job{out: i, tmpl: o.tmpl + " items", data: part})
+			}
+		}
+	}
+	parallel.For(len(jobs), func(i int) {
+		j := jobs[i]
+		var src bytes.Buffer
+		if err := tmpl.ExecuteTemplate(&src, j.tmpl, j.data); err != nil {
+			j.err = fmt.Errorf("rendering %s: %w", outputs[j.out].path, err)
+			return
+		}
+		if j.data == v {
+			j.piece, j.err = formatHead(outputs[j.out].path, src.Bytes())
+		} else {
+			j.piece, j.err = formatPart(outputs[j.out].path, src.Bytes())
+		}
+	})
+	// Each file is its pieces joined by a blank line, written once into
+	// a buffer of its size.
 	files := make([]File, len(outputs))
-	errs := make([]error, len(outputs))
-	parallel.For(len(outputs), func(i int) { files[i], errs[i] = v.file(outputs[i]) })
+	sizes := make([]int, len(outputs))
+	var errs []error
+	for _, j := range jobs {
+		if j.err != nil {
+			errs = append(errs, j.err)
+		}
+		sizes[j.out] += len(j.piece) + 2
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	for i, o := range outputs {
+		files[i] = File{Path: o.path, Content: make([]byte, 0, sizes[i])}
+	}
+	for _, j := range jobs {
+		f := &files[j.out]
+		if len(j.piece) == 0 {
+			continue
+		}
+		if len(f.Content) > 0 {
+			f.Content = append(f.Content, "\n\n"...)
+		}
+		f.Content = append(f.Content, j.piece...)
+		j.piece = nil
+	}
+	for i := range files {
+		files[i].Content = append(files[i].Content, '\n')
 	}
 	return files, nil
 }
 
-// output is one generated file: its path and the template that writes it.
-type output struct{ path, tmpl string }
+// partSize is about how many bytes of a list one part renders: large
+// enough that go/format's work per call is small beside the part's, small
+// enough that the parts spread over the cores.
+var partSize = 128 << 10
+
+// output is one generated file: its path, the template that writes it
+// and, for a file that ends in a list, that list.
+type output struct {
+	path, tmpl string
+	items      *list
+}
 
 // outputs are the files of the view.
 func (v *view) outputs(opts Options) ([]output, error) {
-	outputs := []output{{"server.go", "server.go.tmpl"}, {"tools.go", "tools.go.tmpl"}, {"schemas.go", "schemas.go.tmpl"}}
+	outputs := []output{
+		{path: "server.go", tmpl: "server.go.tmpl"},
+		{path: "tools.go", tmpl: "tools.go.tmpl", items: listOf(v.Tools, toolView.size)},
+		{path: "schemas.go", tmpl: "schemas.go.tmpl", items: listOf(v.Schemas, schemaConst.size)},
+	}
 	if opts.Main {
 		if opts.Package == "main" {
-			outputs = append(outputs, output{"main.go", "main.go.tmpl"})
+			outputs = append(outputs, output{path: "main.go", tmpl: "main.go.tmpl"})
 		} else {
 			if opts.ImportPath == "" {
 				return nil, fmt.Errorf("--main needs the generated package's import path (run inside a Go module, or pass --import-path)")
 			}
-			outputs = append(outputs, output{"cmd/" + v.API.Name + "/main.go", "main.go.tmpl"})
+			outputs = append(outputs, output{path: "cmd/" + v.API.Name + "/main.go", tmpl: "main.go.tmpl"})
 		}
 	}
 	return outputs, nil
 }
 
-// file runs o's template and formats what it wrote.
-func (v *view) file(o output) (File, error) {
-	var src bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&src, o.tmpl, v); err != nil {
-		return File{}, fmt.Errorf("rendering %s: %w", o.path, err)
-	}
-	out, err := formatSource(o.path, src.Bytes())
-	return File{Path: o.path, Content: out}, err
+// list is the list a file ends in, cut into parts.
+type list struct {
+	parts func(size int) []any
+}
+
+// listOf cuts items into parts of about size bytes (an item larger than
+// that is a part of its own), measured by each item's size.
+func listOf[T any](items []T, sizeOf func(T) int) *list {
+	return &list{parts: func(size int) []any {
+		var parts []any
+		start, n := 0, 0
+		for i, it := range items {
+			n += sizeOf(it)
+			if n >= size || i == len(items)-1 {
+				parts = append(parts, items[start:i+1])
+				start, n = i+1, 0
+			}
+		}
+		return parts
+	}}
 }
 
 // goString renders s as a Go string literal: a raw string when that is

@@ -231,3 +231,6 @@ func rawSafe(r rune, size int) bool {
 	}
 	return r >= 0x20 && r != 0x7f && !(r >= 0x80 && r < 0xa0)
 }
+
+// size is about how many bytes of schemas.go the constant takes.
+func (sc schemaConst) size() int { return len(sc.JSON) }

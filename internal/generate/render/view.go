@@ -341,3 +341,6 @@ func stringMap(d map[string]string) string {
 	}
 	return "map[string]string{" + strings.Join(parts, ", ") + "}"
 }
+
+// size is about how many bytes of tools.go the tool's declarations take.
+func (tv toolView) size() int { return len(tv.Literal) + 512 }
