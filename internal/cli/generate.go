@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tailormcp/tailor/generator"
+	"github.com/tailormcp/tailor/internal/diag"
 )
 
 func newGenerateCmd() *cobra.Command {
@@ -37,11 +38,16 @@ printed as file:line:col errors.`,
 				return err
 			}
 			out.ReleaseSpec()
+			// The warnings are placed (their lines read from the spec)
+			// while the files render: the two share nothing.
+			warnings := make(chan []diag.Diagnostic, 1)
+			go func() { warnings <- out.Warnings() }()
 			files, err := out.Render()
+			ws := <-warnings
 			if err != nil {
 				return err
 			}
-			for _, w := range out.Warnings() {
+			for _, w := range ws {
 				fmt.Fprintln(cmd.ErrOrStderr(), w.String())
 			}
 			if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
