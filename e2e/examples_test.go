@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +33,7 @@ func TestExamplesUpToDate(t *testing.T) {
 			}
 			for _, f := range res.Files {
 				committed, err := os.ReadFile(filepath.Join("mcpserver", f.Path))
-				if err != nil || !bytes.Equal(committed, f.Content) {
+				if err != nil || !f.Equal(committed) {
 					t.Errorf("examples/%s/mcpserver/%s is stale: run `go generate ./examples/%s` (or make generate)", ex.dir, f.Path, ex.dir)
 				}
 			}

@@ -14,7 +14,6 @@
 package generator
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -385,7 +384,7 @@ func Write(dir string, files []File) ([]string, error) {
 	wrote := make([]bool, len(files))
 	errs := make([]error, len(files))
 	parallel.For(len(files), func(i int) {
-		wrote[i], errs[i] = write(filepath.Join(dir, filepath.FromSlash(files[i].Path)), files[i].Content)
+		wrote[i], errs[i] = write(filepath.Join(dir, filepath.FromSlash(files[i].Path)), files[i])
 	})
 	var paths []string
 	for i, f := range files {
@@ -396,15 +395,23 @@ func Write(dir string, files []File) ([]string, error) {
 	return paths, errors.Join(errs...)
 }
 
-// write puts content at p unless it is there already.
-func write(p string, content []byte) (bool, error) {
-	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, content) {
+// write puts f at p unless it is there already.
+func write(p string, f File) (bool, error) {
+	if old, err := os.ReadFile(p); err == nil && f.Equal(old) {
 		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return false, err
 	}
-	return true, os.WriteFile(p, content, 0o644)
+	out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return false, err
+	}
+	_, err = f.WriteTo(out)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return true, err
 }
 
 // ImportPath works out the Go import path of dir from the nearest go.mod.

@@ -140,7 +140,7 @@ func pipeline(t *testing.T, path string, data []byte) {
 		t.Fatalf("render: %v", err)
 	}
 	for _, f := range files {
-		file, err := parser.ParseFile(token.NewFileSet(), f.Path, f.Content, 0)
+		file, err := parser.ParseFile(token.NewFileSet(), f.Path, f.Bytes(), 0)
 		if err != nil {
 			t.Fatalf("%s does not parse: %v", f.Path, err)
 		}

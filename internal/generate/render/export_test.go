@@ -33,7 +33,7 @@ func RenderWhole(api *ir.API, opts Options) ([]File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", o.path, err)
 		}
-		files = append(files, File{Path: o.path, Content: out})
+		files = append(files, NewFile(o.path, out))
 	}
 	return files, nil
 }

@@ -58,7 +58,7 @@ func TestFormatPiecesEqualsWhole(t *testing.T) {
 				t.Fatalf("%s: %d files, want %d", s.spec, len(got), len(want))
 			}
 			for i := range got {
-				if got[i].Path != want[i].Path || !bytes.Equal(got[i].Content, want[i].Content) {
+				if got[i].Path != want[i].Path || !bytes.Equal(got[i].Bytes(), want[i].Bytes()) {
 					t.Errorf("%s: %s in parts of %d bytes differs from go/format of the whole file", s.spec, got[i].Path, size)
 				}
 			}

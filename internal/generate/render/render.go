@@ -28,12 +28,6 @@ type Options struct {
 	ToolVersion string
 }
 
-// File is one generated file, path relative to the output directory.
-type File struct {
-	Path    string
-	Content []byte
-}
-
 var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"quote": goString}).ParseFS(templates.FS, "*.go.tmpl"))
 
 // Render produces the files of api, in a fixed order. Each file is its
@@ -79,45 +73,44 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 			j.err = fmt.Errorf("rendering %s: %w", outputs[j.out].path, err)
 			return
 		}
+		var piece []byte
 		if j.data == v {
-			j.piece, j.err = formatHead(outputs[j.out].path, src.Bytes())
+			piece, j.err = formatHead(outputs[j.out].path, src.Bytes())
 		} else {
-			j.piece, j.err = formatPart(outputs[j.out].path, src.Bytes())
+			piece, j.err = formatPart(outputs[j.out].path, src.Bytes())
 		}
+		// A piece is kept until the file is written: a copy of its own
+		// size, not the formatter's buffer, up to twice as large.
+		j.piece = bytes.Clone(piece)
 	})
-	// Each file is its pieces joined by a blank line, written once into
-	// a buffer of its size.
+	// Each file is its pieces, one blank line between two, and a final
+	// newline.
 	files := make([]File, len(outputs))
-	sizes := make([]int, len(outputs))
 	var errs []error
 	for _, j := range jobs {
 		if j.err != nil {
 			errs = append(errs, j.err)
 		}
-		sizes[j.out] += len(j.piece) + 2
+		f := &files[j.out]
+		if len(j.piece) == 0 {
+			continue
+		}
+		if len(f.pieces) > 0 {
+			f.pieces = append(f.pieces, blankLine)
+		}
+		f.pieces = append(f.pieces, j.piece)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	for i, o := range outputs {
-		files[i] = File{Path: o.path, Content: make([]byte, 0, sizes[i])}
-	}
-	for _, j := range jobs {
-		f := &files[j.out]
-		if len(j.piece) == 0 {
-			continue
-		}
-		if len(f.Content) > 0 {
-			f.Content = append(f.Content, "\n\n"...)
-		}
-		f.Content = append(f.Content, j.piece...)
-		j.piece = nil
-	}
-	for i := range files {
-		files[i].Content = append(files[i].Content, '\n')
+		files[i].Path = o.path
+		files[i].pieces = append(files[i].pieces, newline)
 	}
 	return files, nil
 }
+
+var blankLine, newline = []byte("\n\n"), []byte("\n")
 
 // partSize is about how many bytes of a list one part renders: large
 // enough that go/format's work per call is small beside the part's, small

@@ -57,7 +57,7 @@ paths:
 	var tools string
 	for _, f := range files {
 		if f.Path == "tools.go" {
-			tools = string(f.Content)
+			tools = string(f.Bytes())
 		}
 	}
 	for _, want := range []string{"read ”it” and “this“ [Item]", "GET /café (operationId cafeRead)",

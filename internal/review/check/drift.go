@@ -47,14 +47,14 @@ func Stale(dir string, files []generator.File) ([]FileDiff, error) {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		old, err := os.ReadFile(p)
 		if os.IsNotExist(err) {
-			out = append(out, FileDiff{Path: f.Path, Missing: true, Unified: unified(nil, f.Content, "/dev/null", "b/"+f.Path)})
+			out = append(out, FileDiff{Path: f.Path, Missing: true, Unified: unified(nil, f.Bytes(), "/dev/null", "b/"+f.Path)})
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		if !bytes.Equal(old, f.Content) {
-			out = append(out, FileDiff{Path: f.Path, Unified: unified(old, f.Content, "a/"+f.Path, "b/"+f.Path)})
+		if !f.Equal(old) {
+			out = append(out, FileDiff{Path: f.Path, Unified: unified(old, f.Bytes(), "a/"+f.Path, "b/"+f.Path)})
 		}
 	}
 	return out, nil
