@@ -69,6 +69,15 @@ type Options struct {
 	// FullSchemas lists every tool's full input schema, rather than its
 	// strict form (model.Strict), for clients that read all of JSON Schema.
 	FullSchemas bool
+	// ReleaseSpec lets go of what only the stages up to curation read, as
+	// soon as curation is done, for a caller that from then on renders and
+	// asks for Warnings only (tailor generate): the loaded document
+	// (Spec.Doc is nil in the Output) and, with an overlay, Raw. The
+	// strict forms and rendering then run without them: at 50,000
+	// operations the document is about 220 MB, stripe's 20 MB, of a heap
+	// that would otherwise grow to twice what is live with it. The
+	// collection started then sets the heap's next goal without it.
+	ReleaseSpec bool
 }
 
 // Output is every stage's output of one run.
@@ -196,6 +205,13 @@ func Run(opts Options) (*Output, error) {
 		}
 		return out, err
 	}
+	if opts.ReleaseSpec {
+		spec.Release()
+		if out.Raw != out.Curated {
+			out.Raw = nil
+		}
+		go runtime.GC()
+	}
 	n := len(out.warnings)
 	out.warnings = append(out.warnings, relevant(modelWarnings, api)...)
 	out.warnings = append(out.warnings, model.Listed(api, opts.FullSchemas)...)
@@ -312,21 +328,6 @@ func (o *Output) Render() ([]File, error) {
 		importPath, _ = ImportPath(opts.OutDir)
 	}
 	return render.Render(o.Curated, render.Options{Package: opts.Package, Main: opts.Main, ImportPath: importPath, ToolVersion: opts.ToolVersion})
-}
-
-// ReleaseSpec lets go of what only the stages up to curation read, for a
-// caller that from here on renders and asks for Warnings only (tailor
-// generate): the loaded document (Spec.Doc is nil after it) and, with an
-// overlay, Raw. Stripe's document is 20 MiB of the heap that rendering
-// would otherwise carry; the collection started here sets the heap's next
-// goal without it, instead of letting rendering fill the heap up to twice
-// what was live with it.
-func (o *Output) ReleaseSpec() {
-	o.Spec.Release()
-	if o.Raw != o.Curated {
-		o.Raw = nil
-	}
-	go runtime.GC()
 }
 
 // ValidPackage reports whether name can be the package name of the

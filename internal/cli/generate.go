@@ -33,11 +33,11 @@ printed as file:line:col errors.`,
 			if err := checkGenerateFlags("generate", &o, omitVersion); err != nil {
 				return err
 			}
+			o.ReleaseSpec = true
 			out, err := generator.Run(o)
 			if err != nil {
 				return err
 			}
-			out.ReleaseSpec()
 			// The warnings are placed (their lines read from the spec)
 			// while the files render: the two share nothing.
 			warnings := make(chan []diag.Diagnostic, 1)
