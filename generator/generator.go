@@ -26,6 +26,7 @@ import (
 	"github.com/tailormcp/tailor/internal/generate/curate"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/load"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 	"github.com/tailormcp/tailor/internal/generate/model"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
 	"github.com/tailormcp/tailor/internal/generate/render"
@@ -156,7 +157,7 @@ func Run(opts Options) (*Output, error) {
 	}
 	lo := load.Options{AllowRemoteRefs: opts.AllowRemoteRefs, RefRoot: opts.RefRoot, Strict: opts.Strict, SkipValidation: opts.SkipValidation, ValidateInBackground: true}
 	if opts.SpecFiles != nil {
-		lo.Files = &load.Files{FS: opts.SpecFiles, Dir: opts.SpecFilesDir}
+		lo.Files = &specfile.Files{FS: opts.SpecFiles, Dir: opts.SpecFilesDir}
 	}
 	if ov != nil {
 		lo.Actions, lo.ActionsFile = ov.Actions, opts.OverlayPath

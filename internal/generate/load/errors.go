@@ -2,7 +2,6 @@ package load
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +13,7 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 )
 
 // explainLoadError turns a kin-openapi load failure into positioned errors.
@@ -23,11 +23,11 @@ import (
 // An object written as anything else is not looked for here: the repair
 // pass, which runs first on any spec kin-openapi refuses, reports each at
 // its value (TestNonObjectsAreTheRepairPasss).
-func explainLoadError(path string, data []byte, fetch *fetcher, err error) error {
+func explainLoadError(path string, data []byte, fetch *specfile.Reader, err error) error {
 	src := newSources(path, data, fetch)
 	msg := err.Error()
 
-	var rr *RemoteRefError
+	var rr *specfile.RemoteRefError
 	if errors.As(err, &rr) {
 		at, ref := src.findRef(func(_ *source, v string) bool { return strings.HasPrefix(v, rr.URL) })
 		if ref == "" {
@@ -35,10 +35,10 @@ func explainLoadError(path string, data []byte, fetch *fetcher, err error) error
 		}
 		return diag.At(at, "remote $ref %q refused: tailor does not fetch URLs named by a spec; run with --allow-remote-refs to allow it", ref)
 	}
-	var out *OutsideRootError
+	var out *specfile.OutsideRootError
 	if errors.As(err, &out) {
 		at, ref := src.findRef(func(f *source, v string) bool { return f.resolve(v) == out.Path })
-		return diag.At(at, "%s", out.message(ref))
+		return diag.At(at, "%s", out.Message(ref))
 	}
 
 	// A file that does not parse, the root or one it refers to, is reported
@@ -184,10 +184,10 @@ func decodeMessage(msg string) string {
 		if m[4] != "" {
 			where = " at #" + m[4]
 		}
-		return fmt.Sprintf("wrong type%s: found %s where %s is expected", where, tagKind(m[1]), what)
+		return fmt.Sprintf("wrong type%s: found %s where %s is expected", where, specfile.TagKind(m[1]), what)
 	}
 	if m := stringField.FindStringSubmatch(msg); m != nil {
-		return fmt.Sprintf("wrong type: `%s` must be a string, not %s (quote the value)", m[2], tagKind(m[1]))
+		return fmt.Sprintf("wrong type: `%s` must be a string, not %s (quote the value)", m[2], specfile.TagKind(m[1]))
 	}
 	return strings.TrimPrefix(msg, "yaml: ")
 }
@@ -226,60 +226,4 @@ func expected(goType string) string {
 		article = "an"
 	}
 	return article + " " + name + " object"
-}
-
-func tagKind(tag string) string {
-	switch tag {
-	case "!!map":
-		return "a mapping"
-	case "!!seq":
-		return "a list"
-	case "!!str":
-		return "a string"
-	case "!!int", "!!float":
-		return "a number"
-	case "!!bool":
-		return "a boolean"
-	case "!!null":
-		return "null"
-	}
-	return tag
-}
-
-// syntaxError reports where data fails to parse as JSON (when it looks like
-// JSON) or YAML, or returns nil when it parses.
-func syntaxError(path string, data []byte) error {
-	if looksLikeJSON(data) {
-		var v any
-		err := json.Unmarshal(data, &v)
-		if err == nil {
-			return nil
-		}
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			// Offset counts the bytes read, the offending one included.
-			line, col := lineCol(data, int(se.Offset)-1)
-			return diag.At(diag.Pos{File: path, Line: line, Col: col}, "invalid JSON: %s", se.Error())
-		}
-		return diag.At(diag.Pos{File: path}, "invalid JSON: %v", err)
-	}
-	var node yaml.Node
-	if err := yaml.Unmarshal(data, &node); err != nil {
-		return diag.YAML(path, err)
-	}
-	return nil
-}
-
-func looksLikeJSON(data []byte) bool {
-	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
-	return len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[')
-}
-
-// lineCol converts the byte offset of a byte of data into its 1-based line
-// and column.
-func lineCol(data []byte, off int) (int, int) {
-	off = max(0, min(off, len(data)))
-	line := 1 + bytes.Count(data[:off], []byte{'\n'})
-	col := off - bytes.LastIndexByte(data[:off], '\n')
-	return line, col
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 )
 
 // TestRefsInAVersionStayBelowTheRoot: a spec whose $refs read a version of
@@ -25,7 +27,7 @@ func TestRefsInAVersionStayBelowTheRoot(t *testing.T) {
 		"api/loop.yaml":       {Data: []byte("loop.yaml"), Mode: fs.ModeSymlink},
 		"api/etc":             {Data: []byte("/etc"), Mode: fs.ModeSymlink},
 	}
-	files := &Files{FS: version, Dir: dir}
+	files := &specfile.Files{FS: version, Dir: dir}
 	load := func(ref, refRoot string) (*Spec, error) {
 		return LoadData("api/openapi.yaml", []byte(specWithRef(ref)), Options{SkipValidation: true, RefRoot: refRoot, Files: files})
 	}
@@ -90,7 +92,7 @@ func TestRefsInAVersionStayBelowTheRoot(t *testing.T) {
 func TestInputsNameEveryFile(t *testing.T) {
 	sum := func(dir string, pet string) string {
 		t.Helper()
-		files := &Files{FS: fstest.MapFS{"api/common/pet.yaml": {Data: []byte(pet)}}, Dir: dir}
+		files := &specfile.Files{FS: fstest.MapFS{"api/common/pet.yaml": {Data: []byte(pet)}}, Dir: dir}
 		spec, err := LoadData(filepath.Join(dir, "api", "openapi.yaml"), []byte(specWithRef("common/pet.yaml#/Pet")), Options{SkipValidation: true, Files: files})
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-openapi/jsonpointer"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -17,8 +18,8 @@ import (
 // $refs inside them stay as written; the rest is copied, with $refs
 // rewritten relative to f. Swagger 2.0 is converted by kin-openapi before
 // its $refs are followed, so there everything is copied.
-func (r *repairer) graft(f, t *rfile, tn *yaml.Node, tptr string, s slot, depth int) *yaml.Node {
-	tn = deref(tn)
+func (r *repairer) graft(f, t *specfile.File, tn *yaml.Node, tptr string, s slot, depth int) *yaml.Node {
+	tn = specfile.Deref(tn)
 	if tn == nil || depth > maxEmitDepth {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
 	}
@@ -49,16 +50,16 @@ func (r *repairer) graft(f, t *rfile, tn *yaml.Node, tptr string, s slot, depth 
 }
 
 // graftValue is graft for one object of kind k.
-func (r *repairer) graftValue(f, t *rfile, v *yaml.Node, vptr string, k kind, depth int) *yaml.Node {
-	v = deref(v)
+func (r *repairer) graftValue(f, t *specfile.File, v *yaml.Node, vptr string, k kind, depth int) *yaml.Node {
+	v = specfile.Deref(v)
 	if v == nil {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
 	}
-	if _, ref := refOf(v); ref != nil || k == kNone || v.Kind != yaml.MappingNode {
+	if _, ref := specfile.RefOf(v); ref != nil || k == kNone || v.Kind != yaml.MappingNode {
 		return r.copyNode(f, t, v, k, depth)
 	}
 	if r.refable[k] && r.canRef(t) {
-		return refNode(r.relLoc(f, t.loc) + "#" + vptr)
+		return refNode(r.relLoc(f, t.Loc) + "#" + vptr)
 	}
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	for i := 0; i+1 < len(v.Content); i += 2 {
@@ -78,11 +79,11 @@ func (r *repairer) graftValue(f, t *rfile, v *yaml.Node, vptr string, k kind, de
 // t. It reads such a file as an OpenAPI document, so one whose top level
 // uses the document's field names for something else (an operation's
 // tags, a list) must be copied from instead.
-func (r *repairer) canRef(t *rfile) bool {
-	if r.v2 || t.doc == nil || len(t.doc.Content) == 0 {
+func (r *repairer) canRef(t *specfile.File) bool {
+	if r.v2 || t.Doc == nil || len(t.Doc.Content) == 0 {
 		return false
 	}
-	root := deref(t.doc.Content[0])
+	root := specfile.Deref(t.Doc.Content[0])
 	if root == nil || root.Kind != yaml.MappingNode {
 		return false
 	}
@@ -126,8 +127,8 @@ func (r *repairer) childSlot(k kind, key string) (slot, bool) {
 // none in f), aliases expanded, and, in the parts of kind k that are
 // OpenAPI structure rather than data, $refs rewritten to point from f at
 // what they pointed at from t.
-func (r *repairer) copyNode(f, t *rfile, v *yaml.Node, k kind, depth int) *yaml.Node {
-	v = deref(v)
+func (r *repairer) copyNode(f, t *specfile.File, v *yaml.Node, k kind, depth int) *yaml.Node {
+	v = specfile.Deref(v)
 	if v == nil || depth > maxEmitDepth {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
 	}
@@ -161,12 +162,12 @@ func (r *repairer) copyNode(f, t *rfile, v *yaml.Node, k kind, depth int) *yaml.
 }
 
 // copySlot copies what a key of slot s holds.
-func (r *repairer) copySlot(f, t *rfile, v *yaml.Node, s slot, depth int) *yaml.Node {
-	v = deref(v)
+func (r *repairer) copySlot(f, t *specfile.File, v *yaml.Node, s slot, depth int) *yaml.Node {
+	v = specfile.Deref(v)
 	if s.many == 0 || v == nil {
 		return r.copyNode(f, t, v, s.kind, depth)
 	}
-	if _, ref := refOf(v); ref != nil {
+	if _, ref := specfile.RefOf(v); ref != nil {
 		return r.copyNode(f, t, v, s.kind, depth)
 	}
 	out := &yaml.Node{Kind: v.Kind, Tag: v.Tag, Value: v.Value}
@@ -182,18 +183,18 @@ func (r *repairer) copySlot(f, t *rfile, v *yaml.Node, s slot, depth int) *yaml.
 
 // rebase rewrites a $ref written in from so that it points at the same
 // place when written in to.
-func (r *repairer) rebase(ref string, from, to *rfile) string {
+func (r *repairer) rebase(ref string, from, to *specfile.File) string {
 	if from == to {
 		return ref
 	}
 	p, frag, hasFrag := strings.Cut(ref, "#")
-	target := from.loc
+	target := from.Loc
 	if p != "" {
 		u, err := url.Parse(p)
 		if err != nil {
 			return ref
 		}
-		target = from.loc.ResolveReference(u)
+		target = from.Loc.ResolveReference(u)
 	}
 	out := r.relLoc(to, target)
 	if hasFrag {
@@ -204,14 +205,14 @@ func (r *repairer) rebase(ref string, from, to *rfile) string {
 
 // relLoc writes target as a $ref in file to would: "" for to itself, a
 // relative path between local files, else the absolute URL.
-func (r *repairer) relLoc(to *rfile, target *url.URL) string {
+func (r *repairer) relLoc(to *specfile.File, target *url.URL) string {
 	local := func(u *url.URL) bool { return u.Scheme == "" || u.Scheme == "file" }
-	if local(to.loc) && local(target) {
-		key := locKey(target)
-		if key == to.key {
+	if local(to.Loc) && local(target) {
+		key := specfile.Key(target)
+		if key == to.Key {
 			return ""
 		}
-		if rel, err := filepath.Rel(filepath.Dir(to.key), key); err == nil {
+		if rel, err := filepath.Rel(filepath.Dir(to.Key), key); err == nil {
 			return (&url.URL{Path: filepath.ToSlash(rel)}).String()
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 )
 
 // Source is a file a spec's $refs read, and the SHA-256 of the bytes read:
@@ -15,7 +17,7 @@ import (
 // on without it, with a warning) is a Source too, with why: the spec is
 // made of its absence, until the file appears.
 type Source struct {
-	Path   string // absolute, as the fetcher read it
+	Path   string // absolute, as the reader read it
 	SHA256 [sha256.Size]byte
 	// Unread is why the file could not be read; then SHA256 is zero.
 	Unread string
@@ -26,17 +28,15 @@ type Source struct {
 // what the spec is made of cannot be listed as files: a $ref was a remote
 // URL, read or not.
 func (s *Spec) Sources() (files []Source, ok bool) {
-	f := s.locate.fetch
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.unlisted || f.fetched {
-		return nil, false
-	}
-	for path, data := range f.cache {
+	ok = s.reader.Seen(func(path string, data []byte, unread error) {
+		if unread != nil {
+			files = append(files, Source{Path: path, Unread: unread.Error()})
+			return
+		}
 		files = append(files, Source{Path: path, SHA256: sha256.Sum256(data)})
-	}
-	for path, why := range f.unreadable {
-		files = append(files, Source{Path: path, Unread: why})
+	})
+	if !ok {
+		return nil, false
 	}
 	slices.SortFunc(files, func(a, b Source) int { return strings.Compare(a.Path, b.Path) })
 	return files, true
@@ -44,12 +44,7 @@ func (s *Spec) Sources() (files []Source, ok bool) {
 
 // Unread is the first file a $ref named that could not be read (the load
 // went on without it, with a warning), nil when every one was read.
-func (s *Spec) Unread() error {
-	f := s.locate.fetch
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.failure
-}
+func (s *Spec) Unread() error { return s.reader.Failure() }
 
 // Unchanged reports whether each of files reads as it did, read as a load
 // of the spec at specPath with refRoot (see Options) reads it: still below
@@ -57,7 +52,7 @@ func (s *Spec) Unread() error {
 // same bytes; a file that could not be read still cannot, for the same
 // reason.
 func Unchanged(specPath, refRoot string, files []Source) bool {
-	f, err := newFetcher(specPath, refRoot, false, nil)
+	f, err := specfile.NewReader(specPath, refRoot, false, nil)
 	if err != nil {
 		return false
 	}
@@ -65,7 +60,7 @@ func Unchanged(specPath, refRoot string, files []Source) bool {
 		if !filepath.IsAbs(src.Path) {
 			return false
 		}
-		data, err := f.local(src.Path)
+		data, err := f.Local(src.Path)
 		if src.Unread != "" {
 			if err == nil || err.Error() != src.Unread {
 				return false

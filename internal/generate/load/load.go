@@ -28,6 +28,8 @@ import (
 	"github.com/go-openapi/jsonpointer"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/load/locate"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
 	"github.com/tailormcp/tailor/internal/generate/patch"
 )
@@ -57,8 +59,8 @@ type Options struct {
 	Actions     []*overlay.Action
 	ActionsFile string
 	// Files, when set, is the version of the files local $refs read
-	// instead of the disk's, under the same confinement (files.go).
-	Files *Files
+	// instead of the disk's, under the same confinement (specfile.Files).
+	Files *specfile.Files
 }
 
 // Spec is a loaded description.
@@ -79,7 +81,9 @@ type Spec struct {
 	// pending delivers the warnings of a background validation.
 	pending chan []diag.Diagnostic
 	// locate places JSON pointers in the spec's text (locate.go).
-	locate *locator
+	locate *locate.Locator
+	// reader read the spec's files (Sources).
+	reader *specfile.Reader
 	// patched maps positions in a spec an overlay's actions changed back
 	// to the user's files (package patch).
 	patched *patch.Spec
@@ -162,11 +166,12 @@ func loadText(path string, data []byte, opts Options, sum string) (*Spec, error)
 		return nil, diag.At(diag.Pos{File: path}, "%v", err)
 	}
 	location := &url.URL{Path: filepath.ToSlash(abs)}
-	fetch, err := newFetcher(path, opts.RefRoot, opts.AllowRemoteRefs, opts.Files)
+	fetch, err := specfile.NewReader(path, opts.RefRoot, opts.AllowRemoteRefs, opts.Files)
 	if err != nil {
 		return nil, diag.At(diag.Pos{File: path}, "%v", err)
 	}
-	spec.locate = &locator{path: path, data: data, swagger: kind == swagger2, fetch: fetch, loc: location}
+	spec.reader = fetch
+	spec.locate = locate.New(path, data, kind == swagger2, fetch, location)
 
 	// A spec split over files is repaired (and its shared schema files
 	// arranged, shared.go) before kin-openapi reads it; a spec in one file
@@ -179,7 +184,7 @@ func loadText(path string, data []byte, opts Options, sum string) (*Spec, error)
 		// and only the few nodes a warning is about need a position.
 		doc, err = loadDoc(kind, data, location, fetch, nil, false, spec.locate)
 		spec.unplaced = kind != swagger2
-		spec.swaggerPlaced = kind == swagger2 && spec.locate.layout != nil
+		spec.swaggerPlaced = kind == swagger2 && spec.locate.Layout != nil
 	}
 	if split || err != nil || strayRefs(doc) {
 		fixed, rerr := repairSpec(path, data, location, kind == swagger2, version, fetch, opts.Strict)
@@ -214,12 +219,7 @@ func loadText(path string, data []byte, opts Options, sum string) (*Spec, error)
 		// Positions come from the locator (locate.go), made ready on the
 		// other core while the stages that follow run (their warnings are
 		// placed last).
-		l := spec.locate
-		l.mu.Lock()
-		go func() {
-			defer l.mu.Unlock()
-			l.prepare()
-		}()
+		spec.locate.Prepare()
 	}
 
 	if opts.SkipValidation {
@@ -267,22 +267,22 @@ func (s *Spec) Release() {
 // origins asks kin-openapi to record every node's position. l, for the
 // spec's first load, is given where the Swagger 2.0 document wrote what
 // the converted one holds (swagger2_layout.go).
-func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files map[string][]byte, origins bool, l *locator) (*openapi3.T, error) {
-	if b, ok := files[locKey(location)]; ok {
+func loadDoc(kind docKind, data []byte, location *url.URL, fetch *specfile.Reader, files map[string][]byte, origins bool, l *locate.Locator) (*openapi3.T, error) {
+	if b, ok := files[specfile.Key(location)]; ok {
 		data = b
 	}
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = true
 	loader.IncludeOrigin = origins
 	read := func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
-		if b, ok := files[locKey(u)]; ok {
+		if b, ok := files[specfile.Key(u)]; ok {
 			return b, nil
 		}
-		return fetch.read(u)
+		return fetch.Read(u)
 	}
 	loader.ReadFromURIFunc = rootFirst(location, data, read)
 	if kind != swagger2 {
-		if !origins && files == nil && looksLikeJSON(data) {
+		if !origins && files == nil && specfile.LooksLikeJSON(data) {
 			// kin-openapi parses JSON with its YAML parser too, which queues
 			// a JSON document's every token before it builds the first node
 			// (sentry's 3.9 MB: 1 s of a 2.4 s generation). Its JSON decoder
@@ -298,7 +298,7 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *fetcher, files
 	}
 	doc, layout, err := loadSwagger2(loader, data, location)
 	if l != nil {
-		l.layout = layout
+		l.Layout = layout
 	}
 	return doc, err
 }
@@ -397,12 +397,12 @@ func strayContent(c openapi3.Content) bool {
 
 // loadSwagger2 decodes and converts a Swagger 2.0 spec; layout is where
 // the 2.0 document wrote what the converted one holds.
-func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, layout *swagger2Layout, err error) {
+func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc *openapi3.T, layout *locate.Swagger2Layout, err error) {
 	var doc2 openapi2.T
 	if err = openapi2.UnmarshalFromData(data, &doc2); err != nil {
 		return nil, nil, err
 	}
-	layout = newSwagger2Layout(&doc2) // before the converter changes doc2
+	layout = locate.NewSwagger2Layout(&doc2) // before the converter changes doc2
 	if breaksParamRules(&doc2) {
 		return nil, layout, errParamRules
 	}
@@ -465,14 +465,6 @@ func rootFirst(root *url.URL, data []byte, next openapi3.ReadFromURIFunc) openap
 		}
 		return next(loader, location)
 	}
-}
-
-// RemoteRefError is returned when a spec refers to an http(s) URL and remote
-// refs were not allowed.
-type RemoteRefError struct{ URL string }
-
-func (e *RemoteRefError) Error() string {
-	return fmt.Sprintf("remote $ref %s refused: tailor does not fetch URLs named by a spec unless run with --allow-remote-refs", e.URL)
 }
 
 // validate runs kin-openapi's strict validation and turns what it finds into
@@ -551,7 +543,7 @@ func validationPos(path string, doc *openapi3.T, msg string) (diag.Pos, string) 
 	if o == nil || o.Key == nil || o.Key.Line == 0 {
 		return diag.Pos{File: path}, ptr
 	}
-	return diag.Pos{File: DisplayPath(o.Key.File, path), Line: o.Key.Line, Col: o.Key.Column}, ""
+	return diag.Pos{File: specfile.DisplayPath(o.Key.File, path), Line: o.Key.Line, Col: o.Key.Column}, ""
 }
 
 func flattenMulti(me openapi3.MultiError) []error {

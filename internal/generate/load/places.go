@@ -48,19 +48,13 @@ func (s *Spec) schemaPlace(node any, keyword string) *openapi3.Location {
 	if keyword != "" {
 		ptr += "/" + jsonpointer.Escape(keyword)
 	}
-	var found map[string]diag.Pos
+	var p diag.Pos
 	if s.swaggerPlaced {
 		// As the 2.0 spec writes it (a JSON one in its index).
-		found = s.locate.find([]string{ptr})
+		p, ok = s.locate.Find([]string{ptr})[ptr]
 	} else {
-		// The YAML walk, whatever the format: kin-openapi reads JSON as
-		// YAML, and its tree is parsed once for every later question.
-		want := map[string][]string{ptr: s.locate.tokens(ptr)}
-		s.locate.mu.Lock()
-		found = s.locate.walkYAML(want)
-		s.locate.mu.Unlock()
+		p, ok = s.locate.FindYAML(ptr)
 	}
-	p, ok := found[ptr]
 	if !ok {
 		return nil
 	}

@@ -46,7 +46,7 @@ func TestSchemaPlacesMatchOrigins(t *testing.T) {
 				t.Fatal("a spec in one file is loaded without origins")
 			}
 			abs, _ := filepath.Abs(path)
-			withOrigins, err := loadDoc(openAPI3, data, &url.URL{Path: filepath.ToSlash(abs)}, spec.locate.fetch, nil, true, nil)
+			withOrigins, err := loadDoc(openAPI3, data, &url.URL{Path: filepath.ToSlash(abs)}, spec.reader, nil, true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

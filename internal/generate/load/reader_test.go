@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 )
 
 // specWithRef is a spec whose one response schema is a $ref to ref.
@@ -86,8 +88,10 @@ func TestRefsStayBelowTheRoot(t *testing.T) {
 // unless allowed, then fetched within limits of size and time, and a
 // remote document cannot reach local files outside the root either.
 func TestRemoteRefs(t *testing.T) {
-	defer func(size int64, timeout time.Duration) { maxRemoteSize, remoteTimeout = size, timeout }(maxRemoteSize, remoteTimeout)
-	maxRemoteSize, remoteTimeout = 1<<10, 500*time.Millisecond
+	defer func(size int64, timeout time.Duration) {
+		specfile.MaxRemoteSize, specfile.RemoteTimeout = size, timeout
+	}(specfile.MaxRemoteSize, specfile.RemoteTimeout)
+	specfile.MaxRemoteSize, specfile.RemoteTimeout = 1<<10, 500*time.Millisecond
 
 	hang := make(chan struct{})
 	defer close(hang)

@@ -35,11 +35,12 @@ import (
 
 	"github.com/go-openapi/jsonpointer"
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 )
 
 // repaired is what the pass produced.
 type repaired struct {
-	// files are the rewritten files by location (locKey), the root
+	// files are the rewritten files by location (specfile.Key), the root
 	// included when it changed; shared is the same with schema files
 	// arranged to be read once (shared.go), nil when there are none.
 	files, shared map[string][]byte
@@ -47,8 +48,8 @@ type repaired struct {
 }
 
 type repairer struct {
-	fetch    *fetcher
-	root     *rfile
+	*specfile.Set
+	root     *specfile.File
 	specPath string
 	version  string
 	v2, v31  bool
@@ -57,7 +58,7 @@ type repairer struct {
 	refable  map[kind]bool
 	sections map[string]kind
 
-	files map[string]*rfile
+	files map[string]*specfile.File
 	// done holds each (node, kind) walked and what came of it, so that a
 	// part reached through many $refs is repaired, and reported, once.
 	done  map[visit]*failure
@@ -70,24 +71,13 @@ type repairer struct {
 	// outside are the files out of the ref root already reported.
 	outside map[string]bool
 	// uses are the $refs seen, by the file they point into (shared.go).
-	uses map[*rfile][]use
+	uses map[*specfile.File][]use
 	used map[*yaml.Node]bool
 }
 
 type visit struct {
 	n *yaml.Node
 	k kind
-}
-
-// rfile is one file of the spec as the pass sees it.
-type rfile struct {
-	loc      *url.URL
-	key      string // locKey(loc)
-	show     string // as named in messages
-	data     []byte
-	doc      *yaml.Node // document node; nil until parsed
-	parseErr error      // the file is not YAML
-	changed  bool
 }
 
 // failure is a part that could not be read: where, and why; cause is the
@@ -100,7 +90,7 @@ type failure struct {
 
 // ctx is where the walk is.
 type ctx struct {
-	f    *rfile
+	f    *specfile.File
 	ptr  string     // JSON pointer of the node in f
 	path string     // the path template, inside a path item
 	item *yaml.Node // the path item, inside one (Swagger 2.0's rules need its parameters)
@@ -128,40 +118,29 @@ func (c ctx) child(key string) ctx {
 	return c
 }
 
-// locKey names a location for the file table: a cleaned path for local
-// files, the URL without fragment otherwise.
-func locKey(u *url.URL) string {
-	if u.Scheme == "" || u.Scheme == "file" {
-		return filepath.Clean(filepath.FromSlash(u.Path))
-	}
-	v := *u
-	v.Fragment = ""
-	return v.String()
-}
-
 // repairSpec runs the pass over the spec at loc whose root bytes are data.
 // It returns nil when the root does not parse (kin-openapi's error says
 // where) or nothing needed repair, and an error for what must stop
 // generation: a $ref outside the ref root or to a URL not allowed, any
 // repair under --strict, or a spec of which no operation could be read.
-func repairSpec(specPath string, data []byte, loc *url.URL, v2 bool, version string, fetch *fetcher, strict bool) (*repaired, error) {
+func repairSpec(specPath string, data []byte, loc *url.URL, v2 bool, version string, fetch *specfile.Reader, strict bool) (*repaired, error) {
 	r := &repairer{
-		fetch: fetch, specPath: specPath, version: version, v2: v2, strict: strict,
-		v31:   !v2 && !strings.HasPrefix(version, "3.0"),
-		files: map[string]*rfile{}, done: map[visit]*failure{}, defsScopes: map[*yaml.Node]bool{}, outside: map[string]bool{},
+		specPath: specPath, version: version, v2: v2, strict: strict,
+		v31:  !v2 && !strings.HasPrefix(version, "3.0"),
+		done: map[visit]*failure{}, defsScopes: map[*yaml.Node]bool{}, outside: map[string]bool{},
 	}
 	r.shapes, r.refable, r.sections = shapes3, refable3, sections3
 	if v2 {
 		r.shapes, r.refable, r.sections = shapes2, refable2, sections2
 	}
-	root := &rfile{loc: loc, key: locKey(loc), show: specPath, data: data}
-	r.files[root.key] = root
+	root := &specfile.File{Loc: loc, Key: specfile.Key(loc), Show: specPath, Data: data}
+	r.Set = specfile.NewSet(fetch, specPath, root)
 	r.root = root
-	if r.parse(root) != nil {
+	if r.Parse(root) != nil {
 		return nil, nil
 	}
 	c := ctx{f: root}
-	r.object(c, &root.doc.Content[0], kDoc)
+	r.object(c, &root.Doc.Content[0], kDoc)
 	if r.kept == 0 && len(r.skips) > 0 {
 		// Nothing usable remains: the spec is refused, with every reason.
 		r.diags.Errorf(diag.Pos{File: specPath}, "", "no operation of the spec could be read; why, for each:")
@@ -186,65 +165,21 @@ func repairSpec(specPath string, data []byte, loc *url.URL, v2 bool, version str
 // emit writes out every file the pass changed.
 func (r *repairer) emit() map[string][]byte {
 	out := map[string][]byte{}
-	for key, f := range r.files {
-		if f.changed {
-			out[key] = emitInPlace(f.doc)
+	for key, f := range r.ByKey {
+		if f.Changed {
+			out[key] = emitInPlace(f.Doc)
 		}
 	}
 	return out
 }
 
-// parse reads f's YAML once.
-func (r *repairer) parse(f *rfile) error {
-	if f.doc != nil || f.parseErr != nil {
-		return f.parseErr
-	}
-	var doc yaml.Node
-	err := yaml.Unmarshal(f.data, &doc)
-	switch {
-	case err != nil:
-		f.parseErr = diag.YAML(f.show, err)
-		if looksLikeJSON(f.data) {
-			if jerr := syntaxError(f.show, f.data); jerr != nil {
-				f.parseErr = jerr
-			}
-		}
-	case doc.Kind != yaml.DocumentNode || len(doc.Content) == 0:
-		f.parseErr = diag.At(diag.Pos{File: f.show, Line: 1, Col: 1}, "the file is empty")
-	default:
-		f.doc = &doc
-	}
-	return f.parseErr
-}
-
-// file returns the file at loc, read through the fetcher.
-func (r *repairer) file(loc *url.URL) (*rfile, error) {
-	key := locKey(loc)
-	if f, ok := r.files[key]; ok {
-		return f, nil
-	}
-	u := *loc
-	u.Fragment = ""
-	data, err := r.fetch.read(&u)
-	if err != nil {
-		return nil, err
-	}
-	show := key
-	if u.Scheme == "" || u.Scheme == "file" {
-		show = DisplayPath(key, r.specPath)
-	}
-	f := &rfile{loc: &u, key: key, show: show, data: data}
-	r.files[key] = f
-	return f, nil
-}
-
 // --- diagnostics
 
-func (r *repairer) pos(f *rfile, n *yaml.Node) diag.Pos {
+func (r *repairer) pos(f *specfile.File, n *yaml.Node) diag.Pos {
 	if n == nil || n.Line <= 0 {
-		return diag.Pos{File: f.show}
+		return diag.Pos{File: f.Show}
 	}
-	return diag.Pos{File: f.show, Line: n.Line, Col: n.Column}
+	return diag.Pos{File: f.Show, Line: n.Line, Col: n.Column}
 }
 
 // repaired reports a repair: the problem (format, args) and what was done
@@ -279,9 +214,9 @@ func (r *repairer) lost(f *failure, consequence string) {
 // failure when the object cannot be read at all; the caller decides what
 // that costs (see slot).
 func (r *repairer) object(c ctx, at **yaml.Node, k kind) *failure {
-	n := deref(*at)
+	n := specfile.Deref(*at)
 	if n == nil {
-		return &failure{pos: diag.Pos{File: c.f.show}, why: "a " + k.String() + " is missing"}
+		return &failure{pos: diag.Pos{File: c.f.Show}, why: "a " + k.String() + " is missing"}
 	}
 	v := visit{n, k}
 	if f, ok := r.done[v]; ok {
@@ -299,16 +234,16 @@ func (r *repairer) walk(c ctx, at **yaml.Node, n *yaml.Node, k kind) *failure {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return &failure{pos: r.pos(c.f, n), why: fmt.Sprintf("a %s must be an object, not %s", k, kindOf(n))}
+		return &failure{pos: r.pos(c.f, n), why: fmt.Sprintf("a %s must be an object, not %s", k, specfile.KindOf(n))}
 	}
-	if _, ref := refOf(n); ref != nil {
+	if _, ref := specfile.RefOf(n); ref != nil {
 		if r.refable[k] {
 			return r.follow(c, at, n, k)
 		}
 		if f := r.inline(c, at, one(k)); f != nil {
 			return f
 		}
-		n = deref(*at)
+		n = specfile.Deref(*at)
 	}
 	if k != kDoc && k != kComponents && k != kCallback {
 		r.texts(c, n)
@@ -372,7 +307,7 @@ func (r *repairer) pathItem(c ctx, n *yaml.Node) *failure {
 				r.skips = append(r.skips, diag.Diagnostic{Pos: f.pos, Message: f.why + "; skipped operation " + oc.op})
 			}
 			n.Content = append(n.Content[:i], n.Content[i+2:]...)
-			c.f.changed = true
+			c.f.Changed = true
 			i -= 2
 		}
 	}
@@ -386,22 +321,22 @@ func (r *repairer) slot(c ctx, at **yaml.Node, s slot) *failure {
 	if s.many == 0 {
 		return r.object(c, at, s.kind)
 	}
-	n := deref(*at)
+	n := specfile.Deref(*at)
 	if n == nil {
 		return nil
 	}
 	if n.Kind == yaml.MappingNode {
-		if _, ref := refOf(n); ref != nil {
+		if _, ref := specfile.RefOf(n); ref != nil {
 			if f := r.inline(c, at, s); f != nil {
 				if s.kind == kParameter {
 					return f
 				}
 				r.lost(f, "read it as empty")
 				*at = emptyLike(*at, s)
-				c.f.changed = true
+				c.f.Changed = true
 				return nil
 			}
-			n = deref(*at)
+			n = specfile.Deref(*at)
 		}
 	}
 	if s.many == 'l' && n.Kind == yaml.MappingNode && len(n.Content) > 0 && s.kind == kParameter {
@@ -409,7 +344,7 @@ func (r *repairer) slot(c ctx, at **yaml.Node, s slot) *failure {
 		if mapValue(n, "name") != nil || mapValue(n, "$ref") != nil {
 			r.repaired(r.pos(c.f, n), "read the mapping as its one entry", "`%s` must be a list, not a mapping", lastToken(c.ptr))
 			*at = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{n}}
-			c.f.changed = true
+			c.f.Changed = true
 			n = *at
 		}
 	}
@@ -425,13 +360,13 @@ func (r *repairer) slot(c ctx, at **yaml.Node, s slot) *failure {
 		if want == yaml.SequenceNode {
 			what = "a list"
 		}
-		f := &failure{pos: r.pos(c.f, n), why: fmt.Sprintf("`%s` must be %s of %ss, not %s", lastToken(c.ptr), what, s.kind, kindOf(n))}
+		f := &failure{pos: r.pos(c.f, n), why: fmt.Sprintf("`%s` must be %s of %ss, not %s", lastToken(c.ptr), what, s.kind, specfile.KindOf(n))}
 		if s.kind == kParameter {
 			return f
 		}
 		r.lost(f, "ignored it")
 		*at = emptyLike(*at, s)
-		c.f.changed = true
+		c.f.Changed = true
 		return nil
 	}
 	return r.entries(c, n, s)
@@ -445,7 +380,7 @@ func (r *repairer) entries(c ctx, n *yaml.Node, s slot) *failure {
 			if e.Kind == yaml.ScalarNode && e.ShortTag() == "!!null" {
 				r.repaired(r.pos(c.f, e), "dropped it", "a null entry in `%s`", lastToken(c.ptr))
 				n.Content = append(n.Content[:i], n.Content[i+1:]...)
-				c.f.changed = true
+				c.f.Changed = true
 				i--
 				continue
 			}
@@ -455,7 +390,7 @@ func (r *repairer) entries(c ctx, n *yaml.Node, s slot) *failure {
 				}
 				r.lost(f, "dropped this "+s.kind.String())
 				n.Content = append(n.Content[:i], n.Content[i+1:]...)
-				c.f.changed = true
+				c.f.Changed = true
 				i--
 			}
 		}
@@ -486,7 +421,7 @@ func (r *repairer) entries(c ctx, n *yaml.Node, s slot) *failure {
 		}
 		r.lost(f, consequence)
 		n.Content = append(n.Content[:i], n.Content[i+2:]...)
-		c.f.changed = true
+		c.f.Changed = true
 		i -= 2
 	}
 	return nil
@@ -505,28 +440,28 @@ func emptyLike(n *yaml.Node, s slot) *yaml.Node {
 // so that what it points at is repaired too, and answers for a target that
 // is missing or of the wrong kind.
 func (r *repairer) follow(c ctx, at **yaml.Node, n *yaml.Node, k kind) *failure {
-	refKey, refVal := refOf(n)
+	refKey, refVal := specfile.RefOf(n)
 	pos := r.pos(c.f, refKey)
 	ref := refVal.Value
 	if k == kSchema {
 		if rebased := r.rebaseDefs(c, ref); rebased != "" {
 			refVal.Value, ref = rebased, rebased
-			c.f.changed = true
+			c.f.Changed = true
 		}
 	}
-	t, holder, tptr, err := r.resolve(c.f, ref)
+	t, holder, tptr, err := r.Resolve(c.f, ref)
 	if err != nil {
 		return r.unresolved(pos, ref, err)
 	}
 	r.noteUse(c.f, refVal, t, tptr, k)
 	if sect, ok := r.section(tptr); ok && sect != k {
-		target := deref(*holder)
+		target := specfile.Deref(*holder)
 		if target.Kind == yaml.MappingNode && fitsKind(k, keysOf(target)) {
 			r.repaired(pos, "used it as written, since it reads as one", "$ref %q points at a %s where a %s is expected", ref, sect, k)
 			cp := r.copyNode(c.f, t, target, k, 0)
 			cp.Anchor = n.Anchor
 			*at = cp
-			c.f.changed = true
+			c.f.Changed = true
 			return r.walk(c, at, cp, k)
 		}
 		return &failure{pos: pos, why: fmt.Sprintf("$ref %q points at a %s where a %s is expected", ref, sect, k)}
@@ -542,13 +477,13 @@ func (r *repairer) follow(c ctx, at **yaml.Node, n *yaml.Node, k kind) *failure 
 // of the spec's folder, or to a URL when that is not allowed, stops
 // generation instead (the user decides, not the pass).
 func (r *repairer) unresolved(pos diag.Pos, ref string, err error) *failure {
-	var out *OutsideRootError
-	var rr *RemoteRefError
+	var out *specfile.OutsideRootError
+	var rr *specfile.RemoteRefError
 	switch {
 	case errors.As(err, &out):
 		if !r.outside[out.Path] { // once per file: a shared file is named by many $refs
 			r.outside[out.Path] = true
-			r.diags.Errorf(pos, "", "%s", out.message(ref))
+			r.diags.Errorf(pos, "", "%s", out.Message(ref))
 		}
 	case errors.As(err, &rr):
 		r.diags.Errorf(pos, "", "remote $ref %q refused: tailor does not fetch URLs named by a spec; run with --allow-remote-refs to allow it", ref)
@@ -565,7 +500,7 @@ func (r *repairer) unresolved(pos diag.Pos, ref string, err error) *failure {
 func (r *repairer) scrub(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return fmt.Sprintf("cannot read %s: %v", DisplayPath(filepath.Clean(pe.Path), r.specPath), pe.Err)
+		return fmt.Sprintf("cannot read %s: %v", specfile.DisplayPath(filepath.Clean(pe.Path), r.specPath), pe.Err)
 	}
 	return err.Error()
 }
@@ -594,11 +529,11 @@ func (r *repairer) section(ptr string) (kind, bool) {
 // their positions and relative $refs stay right; the rest is copied.
 // Keys written beside the $ref win over the target's.
 func (r *repairer) inline(c ctx, at **yaml.Node, s slot) *failure {
-	n := deref(*at)
-	refKey, refVal := refOf(n)
+	n := specfile.Deref(*at)
+	refKey, refVal := specfile.RefOf(n)
 	pos := r.pos(c.f, refKey)
 	ref := refVal.Value
-	t, holder, tptr, err := r.resolve(c.f, ref)
+	t, holder, tptr, err := r.Resolve(c.f, ref)
 	if err != nil {
 		return r.unresolved(pos, ref, err)
 	}
@@ -606,10 +541,10 @@ func (r *repairer) inline(c ctx, at **yaml.Node, s slot) *failure {
 	if f := r.slot(tc, holder, s); f != nil {
 		return f
 	}
-	target := deref(*holder)
+	target := specfile.Deref(*holder)
 	built := r.graft(c.f, t, target, tptr, s, 0)
 	if built.Kind != yaml.MappingNode && len(n.Content) > 2 {
-		return &failure{pos: pos, why: fmt.Sprintf("$ref %q points at %s, which cannot take the keys beside it", ref, kindOf(target))}
+		return &failure{pos: pos, why: fmt.Sprintf("$ref %q points at %s, which cannot take the keys beside it", ref, specfile.KindOf(target))}
 	}
 	siblings := 0
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -621,7 +556,7 @@ func (r *repairer) inline(c ctx, at **yaml.Node, s slot) *failure {
 	}
 	built.Anchor = n.Anchor
 	*at = built
-	c.f.changed = true
+	c.f.Changed = true
 
 	// The message names neither the target nor the count, so that the same
 	// repair in many places (lob's 50 content $refs, rebilly's 149 webhook
@@ -650,80 +585,6 @@ func setKey(m, key, value *yaml.Node) {
 	m.Content = append(m.Content, key, value)
 }
 
-// resolve finds what a $ref written in f points at: the file, a handle on
-// the node (to replace it), and its JSON pointer in that file. A pointer
-// that passes through a $ref (a components map that is itself a $ref, say)
-// goes on from where that $ref points.
-func (r *repairer) resolve(f *rfile, ref string) (*rfile, **yaml.Node, string, error) {
-	return r.resolveDepth(f, ref, 0)
-}
-
-func (r *repairer) resolveDepth(f *rfile, ref string, depth int) (*rfile, **yaml.Node, string, error) {
-	if depth > 32 {
-		return nil, nil, "", fmt.Errorf("more than 32 $refs in a row")
-	}
-	p, frag, _ := strings.Cut(ref, "#")
-	t := f
-	if p != "" {
-		u, err := url.Parse(p)
-		if err != nil {
-			return nil, nil, "", fmt.Errorf("not a URL: %v", err)
-		}
-		loc := f.loc.ResolveReference(u)
-		if t, err = r.file(loc); err != nil {
-			return nil, nil, "", err
-		}
-	}
-	if err := r.parse(t); err != nil {
-		return nil, nil, "", err
-	}
-	holder := &t.doc.Content[0]
-	if frag == "" {
-		return t, holder, "", nil
-	}
-	if frag[0] != '/' {
-		return nil, nil, "", fmt.Errorf("the fragment #%s is not a JSON pointer (#/...)", frag)
-	}
-	toks := strings.Split(frag[1:], "/")
-	for i, tok := range toks {
-		tok = jsonpointer.Unescape(tok)
-		if u, err := url.PathUnescape(tok); err == nil {
-			tok = u
-		}
-		n := deref(*holder)
-		if n == nil {
-			return nil, nil, "", fmt.Errorf("%q not found in %s", tok, t.show)
-		}
-		next := (**yaml.Node)(nil)
-		switch n.Kind {
-		case yaml.MappingNode:
-			for j := 0; j+1 < len(n.Content); j += 2 {
-				if n.Content[j].Value == tok {
-					next = &n.Content[j+1]
-					break
-				}
-			}
-			if _, via := refOf(n); next == nil && via != nil {
-				rest := "/" + strings.Join(toks[i:], "/")
-				vt, _, vptr, err := r.resolveDepth(t, via.Value, depth+1)
-				if err != nil {
-					return nil, nil, "", err
-				}
-				return r.resolveDepth(vt, "#"+vptr+rest, depth+1)
-			}
-		case yaml.SequenceNode:
-			if j, err := strconv.Atoi(tok); err == nil && j >= 0 && j < len(n.Content) {
-				next = &n.Content[j]
-			}
-		}
-		if next == nil {
-			return nil, nil, "", fmt.Errorf("%q not found in %s", tok, t.show)
-		}
-		holder = next
-	}
-	return t, holder, frag, nil
-}
-
 // --- text
 
 // texts repairs description, summary and title written as something other
@@ -732,90 +593,66 @@ func (r *repairer) resolveDepth(f *rfile, ref string, depth int) (*rfile, **yaml
 func (r *repairer) texts(c ctx, n *yaml.Node) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key := n.Content[i].Value
-		v := deref(n.Content[i+1])
+		v := specfile.Deref(n.Content[i+1])
 		if !texts[key] || v.Kind == yaml.ScalarNode {
 			continue
 		}
-		_, ref := refOf(v)
+		_, ref := specfile.RefOf(v)
 		if v.Kind == yaml.MappingNode && ref != nil {
 			text, err := r.textOf(c.f, ref.Value, r.pos(c.f, n.Content[i]))
 			if err == nil {
 				r.repaired(r.pos(c.f, n.Content[i]), "used the text it points at", "`%s` is a $ref (to %s) where OpenAPI wants text", key, ref.Value)
 				n.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: text, Line: v.Line, Column: v.Column}
-				c.f.changed = true
+				c.f.Changed = true
 				continue
 			}
 			r.repaired(r.pos(c.f, n.Content[i]), "dropped it", "`%s` is a $ref (to %s) where OpenAPI wants text, and it cannot be followed (%v)", key, ref.Value, err)
 		} else {
-			r.repaired(r.pos(c.f, n.Content[i]), "dropped it", "`%s` must be text, not %s", key, kindOf(v))
+			r.repaired(r.pos(c.f, n.Content[i]), "dropped it", "`%s` must be text, not %s", key, specfile.KindOf(v))
 		}
 		n.Content = append(n.Content[:i], n.Content[i+2:]...)
-		c.f.changed = true
+		c.f.Changed = true
 		i -= 2
 	}
 }
 
 // textOf is the text a $ref in a text slot points at: a string in a YAML
 // or JSON file, or the whole of any other file (Markdown, plain text).
-func (r *repairer) textOf(f *rfile, ref string, pos diag.Pos) (string, error) {
+func (r *repairer) textOf(f *specfile.File, ref string, pos diag.Pos) (string, error) {
 	p, frag, _ := strings.Cut(ref, "#")
 	if frag == "" && p != "" {
 		u, err := url.Parse(p)
 		if err != nil {
 			return "", err
 		}
-		t, err := r.file(f.loc.ResolveReference(u))
+		t, err := r.File(f.Loc.ResolveReference(u))
 		if err != nil {
 			if fe := r.unresolved(pos, ref, err); fe != nil {
 				return "", errors.New(strings.TrimPrefix(fe.why, fmt.Sprintf("cannot resolve $ref %q: ", ref)))
 			}
 			return "", err
 		}
-		switch strings.ToLower(path.Ext(t.loc.Path)) {
+		switch strings.ToLower(path.Ext(t.Loc.Path)) {
 		case ".yaml", ".yml", ".json":
 		default:
-			if !utf8.Valid(t.data) {
+			if !utf8.Valid(t.Data) {
 				return "", errors.New("it is not UTF-8 text")
 			}
-			return strings.TrimRight(string(t.data), "\n"), nil
+			return strings.TrimRight(string(t.Data), "\n"), nil
 		}
 	}
-	_, holder, _, err := r.resolve(f, ref)
+	_, holder, _, err := r.Resolve(f, ref)
 	if err != nil {
 		return "", err
 	}
-	v := deref(*holder)
+	v := specfile.Deref(*holder)
 	if v.Kind != yaml.ScalarNode {
-		return "", fmt.Errorf("it points at %s", kindOf(v))
+		return "", fmt.Errorf("it points at %s", specfile.KindOf(v))
 	}
 	return v.Value, nil
 }
 
 // --- helpers
-
-// refOf returns the key and value of n's $ref, or nils.
-func refOf(n *yaml.Node) (key, value *yaml.Node) {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "$ref" && n.Content[i+1].Kind == yaml.ScalarNode {
-			return n.Content[i], n.Content[i+1]
-		}
-	}
-	return nil, nil
-}
-
-// deref follows aliases.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
-		n = n.Alias
-	}
-	if n != nil && n.Kind == yaml.AliasNode {
-		return nil
-	}
-	return n
-}
 
 func keysOf(n *yaml.Node) []string {
 	var out []string

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/go-openapi/jsonpointer"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -20,16 +21,16 @@ func (r *repairer) schema(c ctx, at **yaml.Node, n *yaml.Node) {
 		}
 		fallthrough
 	default:
-		r.repaired(r.pos(c.f, n), "read as a schema that accepts any value", "a schema must be an object, not %s", kindOf(n))
+		r.repaired(r.pos(c.f, n), "read as a schema that accepts any value", "a schema must be an object, not %s", specfile.KindOf(n))
 		*at = anySchema(n)
-		c.f.changed = true
+		c.f.Changed = true
 		return
 	}
-	if _, ref := refOf(n); ref != nil {
+	if _, ref := specfile.RefOf(n); ref != nil {
 		if f := r.follow(c, at, n, kSchema); f != nil {
 			r.lost(f, "the schema accepts any value")
 			*at = anySchema(n)
-			c.f.changed = true
+			c.f.Changed = true
 			return
 		}
 		if !r.v31 {
@@ -44,7 +45,7 @@ func (r *repairer) schema(c ctx, at **yaml.Node, n *yaml.Node) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key := n.Content[i].Value
-		v := deref(n.Content[i+1])
+		v := specfile.Deref(n.Content[i+1])
 		if v == nil {
 			continue
 		}
@@ -91,16 +92,16 @@ func anySchema(n *yaml.Node) *yaml.Node {
 // requires it, and is read so; anywhere else it says nothing a schema can
 // hold, and is dropped.
 func (r *repairer) required(c ctx, n *yaml.Node) {
-	i := keyIndex(n, "required")
+	i := specfile.KeyIndex(n, "required")
 	if i < 0 {
 		return
 	}
-	k, v := n.Content[i], deref(n.Content[i+1])
+	k, v := n.Content[i], specfile.Deref(n.Content[i+1])
 	if v == nil || v.Kind == yaml.SequenceNode {
 		return
 	}
 	n.Content = append(n.Content[:i], n.Content[i+2:]...)
-	c.f.changed = true
+	c.f.Changed = true
 	var b bool
 	isTrue := v.Kind == yaml.ScalarNode && v.ShortTag() == "!!bool" && v.Decode(&b) == nil && b
 	if isTrue && c.parent != nil && c.prop != "" {
@@ -113,14 +114,14 @@ func (r *repairer) required(c ctx, n *yaml.Node) {
 
 // addRequired adds name to an object schema's required list.
 func addRequired(obj *yaml.Node, name string) {
-	i := keyIndex(obj, "required")
+	i := specfile.KeyIndex(obj, "required")
 	if i < 0 {
 		obj.Content = append(obj.Content,
 			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "required"},
 			&yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"})
 		i = len(obj.Content) - 2
 	}
-	list := deref(obj.Content[i+1])
+	list := specfile.Deref(obj.Content[i+1])
 	if list == nil || list.Kind != yaml.SequenceNode {
 		return
 	}
@@ -138,15 +139,15 @@ func addRequired(obj *yaml.Node, name string) {
 // has no anyOf, so there a type or null becomes x-nullable and anything
 // else items of any kind.
 func (r *repairer) itemsList(c ctx, n *yaml.Node) {
-	i := keyIndex(n, "items")
+	i := specfile.KeyIndex(n, "items")
 	if i < 0 {
 		return
 	}
-	k, v := n.Content[i], deref(n.Content[i+1])
+	k, v := n.Content[i], specfile.Deref(n.Content[i+1])
 	if v == nil || v.Kind != yaml.SequenceNode {
 		return
 	}
-	c.f.changed = true
+	c.f.Changed = true
 	switch {
 	case len(v.Content) == 1:
 		n.Content[i+1] = v.Content[0]
@@ -178,7 +179,7 @@ func (r *repairer) itemsList(c ctx, n *yaml.Node) {
 func bareTypes(schemas []*yaml.Node) []string {
 	var out []string
 	for _, s := range schemas {
-		s = deref(s)
+		s = specfile.Deref(s)
 		if s == nil || s.Kind != yaml.MappingNode || len(s.Content) != 2 || s.Content[0].Value != "type" || s.Content[1].Kind != yaml.ScalarNode {
 			return nil
 		}
@@ -194,7 +195,7 @@ func bareTypes(schemas []*yaml.Node) []string {
 // schema is read as follow reads such $refs, and one that cannot be
 // followed is dropped from the mapping.
 func (r *repairer) discriminator(c ctx, d *yaml.Node) {
-	m := deref(mapValue(d, "mapping"))
+	m := specfile.Deref(mapValue(d, "mapping"))
 	if m == nil || m.Kind != yaml.MappingNode {
 		return
 	}
@@ -207,9 +208,9 @@ func (r *repairer) discriminator(c ctx, d *yaml.Node) {
 		}
 		if rebased := r.rebaseDefs(c, v.Value); rebased != "" {
 			v.Value = rebased
-			c.f.changed = true
+			c.f.Changed = true
 		}
-		t, holder, tptr, err := r.resolve(c.f, v.Value)
+		t, holder, tptr, err := r.Resolve(c.f, v.Value)
 		if err == nil {
 			r.noteUse(c.f, v, t, tptr, kSchema)
 			tc := ctx{f: t, ptr: tptr}
@@ -224,7 +225,7 @@ func (r *repairer) discriminator(c ctx, d *yaml.Node) {
 		}
 		lost = append(lost, fmt.Sprintf("%q", m.Content[i].Value))
 		m.Content = append(m.Content[:i], m.Content[i+2:]...)
-		c.f.changed = true
+		c.f.Changed = true
 		i -= 2
 	}
 	if first != nil {
@@ -250,12 +251,12 @@ func (r *repairer) rebaseDefs(c ctx, ref string) string {
 	if len(toks) < 2 || (toks[0] != "$defs" && toks[0] != "definitions") {
 		return ""
 	}
-	if mapValue(c.f.doc.Content[0], toks[0]) != nil {
+	if mapValue(c.f.Doc.Content[0], toks[0]) != nil {
 		return "" // the document has them: the $ref means what it says
 	}
 	for i := len(c.scopes) - 1; i >= 0; i-- {
 		s := c.scopes[i]
-		defs := deref(mapValue(s.n, toks[0]))
+		defs := specfile.Deref(mapValue(s.n, toks[0]))
 		if defs == nil || mapValue(defs, jsonpointer.Unescape(toks[1])) == nil {
 			continue
 		}
@@ -268,20 +269,8 @@ func (r *repairer) rebaseDefs(c ctx, ref string) string {
 	return ""
 }
 
-func keyIndex(n *yaml.Node, key string) int {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return -1
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return i
-		}
-	}
-	return -1
-}
-
 func keyNode(n *yaml.Node, key string) *yaml.Node {
-	if i := keyIndex(n, key); i >= 0 {
+	if i := specfile.KeyIndex(n, key); i >= 0 {
 		return n.Content[i]
 	}
 	return n

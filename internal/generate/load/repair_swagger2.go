@@ -15,6 +15,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/go-openapi/jsonpointer"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -27,29 +28,29 @@ type param2 struct {
 }
 
 // params2 reads a parameter list written in f.
-func (r *repairer) params2(f *rfile, list *yaml.Node) []param2 {
-	list = deref(list)
+func (r *repairer) params2(f *specfile.File, list *yaml.Node) []param2 {
+	list = specfile.Deref(list)
 	if list == nil || list.Kind != yaml.SequenceNode {
 		return nil
 	}
 	var out []param2
 	for _, e := range list.Content {
 		p := param2{entry: e}
-		n, pf := deref(e), f
+		n, pf := specfile.Deref(e), f
 		for depth := 0; n != nil && depth < 32; depth++ {
-			_, ref := refOf(n)
+			_, ref := specfile.RefOf(n)
 			if ref == nil {
 				break
 			}
 			if depth == 0 {
 				p.id = ref.Value
 			}
-			t, holder, _, err := r.resolve(pf, ref.Value)
+			t, holder, _, err := r.Resolve(pf, ref.Value)
 			if err != nil {
 				n = nil
 				break
 			}
-			pf, n = t, deref(*holder)
+			pf, n = t, specfile.Deref(*holder)
 		}
 		if n == nil || n.Kind != yaml.MappingNode {
 			continue
@@ -65,7 +66,7 @@ func (r *repairer) params2(f *rfile, list *yaml.Node) []param2 {
 }
 
 func scalarOf(n *yaml.Node) string {
-	if n = deref(n); n == nil || n.Kind != yaml.ScalarNode {
+	if n = specfile.Deref(n); n == nil || n.Kind != yaml.ScalarNode {
 		return ""
 	}
 	return n.Value
@@ -117,7 +118,7 @@ func (r *repairer) swagger2Params(c ctx, op *yaml.Node) *failure {
 // dropRedeclared drops the earlier of two parameters of op with the same
 // name and location (Swagger 2.0 allows one), and returns the ones left.
 func (r *repairer) dropRedeclared(c ctx, op *yaml.Node) []param2 {
-	list := deref(mapValue(op, "parameters"))
+	list := specfile.Deref(mapValue(op, "parameters"))
 	own := r.params2(c.f, list)
 	last := map[string]int{}
 	for i, p := range own {
@@ -128,7 +129,7 @@ func (r *repairer) dropRedeclared(c ctx, op *yaml.Node) []param2 {
 		if j := last[p.in+" "+p.name]; j != i {
 			r.repaired(r.pos(c.f, p.entry), "dropped this one (the later one is used)", "parameter %q in %s of %s is declared again at line %d, and Swagger 2.0 allows it once", p.name, p.in, c.op, own[j].entry.Line)
 			list.Content = slices.DeleteFunc(list.Content, func(e *yaml.Node) bool { return e == p.entry })
-			c.f.changed = true
+			c.f.Changed = true
 			continue
 		}
 		kept = append(kept, p)
@@ -142,9 +143,9 @@ var formTypes = []string{"application/x-www-form-urlencoded", "multipart/form-da
 // type when neither it nor the spec says one: Swagger 2.0 sends form
 // fields only so, and the converter would otherwise send them as JSON.
 func (r *repairer) formConsumes(c ctx, op *yaml.Node, form *param2, file bool) {
-	consumes := deref(mapValue(op, "consumes"))
+	consumes := specfile.Deref(mapValue(op, "consumes"))
 	if consumes == nil || consumes.Kind != yaml.SequenceNode { // as the converter reads it
-		consumes = deref(mapValue(deref(r.root.doc.Content[0]), "consumes"))
+		consumes = specfile.Deref(mapValue(specfile.Deref(r.root.Doc.Content[0]), "consumes"))
 	}
 	var types []string
 	if consumes != nil && consumes.Kind == yaml.SequenceNode {
@@ -167,7 +168,7 @@ func (r *repairer) formConsumes(c ctx, op *yaml.Node, form *param2, file bool) {
 	r.repaired(r.pos(c.f, form.entry), "read it as consuming "+want, "form parameter %q needs %s to consume %s, and it consumes %s", form.name, c.op, strings.Join(formTypes, " or "), says)
 	setKey(op, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "consumes"},
 		&yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: want}}})
-	c.f.changed = true
+	c.f.Changed = true
 }
 
 // breaksParamRules reports whether an operation of doc2 breaks a rule the

@@ -11,6 +11,7 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 )
 
 // FuzzRepair runs the repair pass on arbitrary root specs beside files with
@@ -55,7 +56,7 @@ func FuzzRepair(f *testing.F) {
 		if err != nil {
 			return
 		}
-		fetch, err := newFetcher(path, "", false, nil)
+		fetch, err := specfile.NewReader(path, "", false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

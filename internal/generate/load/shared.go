@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/go-openapi/jsonpointer"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -29,16 +30,16 @@ import (
 // use is a $ref the pass saw: the file it is written in, its value's node,
 // the fragment it points at, and the kind of object it stands for.
 type use struct {
-	in   *rfile
+	in   *specfile.File
 	val  *yaml.Node
 	frag string
 	k    kind
 }
 
 // noteUse records a $ref from f to t.
-func (r *repairer) noteUse(f *rfile, val *yaml.Node, t *rfile, frag string, k kind) {
+func (r *repairer) noteUse(f *specfile.File, val *yaml.Node, t *specfile.File, frag string, k kind) {
 	if r.uses == nil {
-		r.uses = map[*rfile][]use{}
+		r.uses = map[*specfile.File][]use{}
 		r.used = map[*yaml.Node]bool{}
 	}
 	if r.used[val] {
@@ -51,16 +52,16 @@ func (r *repairer) noteUse(f *rfile, val *yaml.Node, t *rfile, frag string, k ki
 // shareSchemaFiles rewrites every local file other than the root that
 // is only ever the target of schema $refs, at least one of them to the
 // whole file, as described above. It reports whether it changed anything.
-func (r *repairer) shareSchemaFiles(root *rfile) bool {
+func (r *repairer) shareSchemaFiles(root *specfile.File) bool {
 	if r.v2 {
 		return false // converted before its $refs are followed
 	}
 	changed := false
 	for t, uses := range r.uses {
-		if t == root || t.doc == nil || t.loc.Scheme != "" && t.loc.Scheme != "file" {
+		if t == root || t.Doc == nil || t.Loc.Scheme != "" && t.Loc.Scheme != "file" {
 			continue
 		}
-		top := deref(t.doc.Content[0])
+		top := specfile.Deref(t.Doc.Content[0])
 		if top == nil || top.Kind != yaml.MappingNode {
 			continue
 		}
@@ -78,7 +79,7 @@ func (r *repairer) shareSchemaFiles(root *rfile) bool {
 		if !whole || !only {
 			continue
 		}
-		name := path.Base(t.loc.Path)
+		name := path.Base(t.Loc.Path)
 		if i := strings.LastIndexByte(name, '.'); i > 0 {
 			name = name[:i]
 		}
@@ -87,9 +88,9 @@ func (r *repairer) shareSchemaFiles(root *rfile) bool {
 			p, _, _ := strings.Cut(u.val.Value, "#")
 			frag := strings.TrimSuffix(u.frag, "/")
 			u.val.Value = p + "#" + prefix + frag
-			u.in.changed = true
+			u.in.Changed = true
 		}
-		t.doc.Content[0] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
+		t.Doc.Content[0] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "components"},
 			{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
 				{Kind: yaml.ScalarNode, Tag: "!!str", Value: "schemas"},
@@ -99,7 +100,7 @@ func (r *repairer) shareSchemaFiles(root *rfile) bool {
 				}},
 			}},
 		}}
-		t.changed = true
+		t.Changed = true
 		changed = true
 	}
 	return changed

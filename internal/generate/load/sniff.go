@@ -3,13 +3,13 @@ package load
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 )
 
 type docKind int
@@ -38,10 +38,10 @@ func sniff(path string, data []byte) (docKind, string, error) {
 
 	var key, version string
 	switch {
-	case looksLikeJSON(data):
+	case specfile.LooksLikeJSON(data):
 		var raws map[string]json.RawMessage
 		if err := json.Unmarshal(trimmed, &raws); err != nil {
-			if serr := syntaxError(path, data); serr != nil {
+			if serr := specfile.SyntaxError(path, data); serr != nil {
 				return 0, "", serr
 			}
 			return 0, "", notOpenAPI(path, data, "the document is not a JSON object")
@@ -61,7 +61,7 @@ func sniff(path string, data []byte) (docKind, string, error) {
 		if m := topLevelVersion.FindSubmatchIndex(data); m != nil {
 			key, version = string(data[m[2]:m[3]]), string(data[m[6]:m[7]])
 			if m[4] == m[5] && unquotedNumber.MatchString(version) && !followedByMore(data[m[7]:]) {
-				line, col := lineCol(data, m[6])
+				line, col := specfile.LineCol(data, m[6])
 				return 0, "", diag.At(diag.Pos{File: path, Line: line, Col: col},
 					"YAML reads %s: %s as a number, and the version must be a string: write %s: \"%s\"", key, version, key, version)
 			}
@@ -76,7 +76,7 @@ func sniff(path string, data []byte) (docKind, string, error) {
 			root = root.Content[0]
 		}
 		if root.Kind != yaml.MappingNode {
-			return 0, "", notOpenAPI(path, data, "the document is "+kindOf(root)+", not a mapping")
+			return 0, "", notOpenAPI(path, data, "the document is "+specfile.KindOf(root)+", not a mapping")
 		}
 		for _, k := range []string{"swagger", "openapi"} {
 			v := mapValue(root, k)
@@ -85,7 +85,7 @@ func sniff(path string, data []byte) (docKind, string, error) {
 			}
 			key = k
 			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
-				return 0, "", diag.At(diag.Pos{File: path, Line: v.Line, Col: v.Column}, "the `%s` field must be a string such as %s, not %s", k, example(k), kindOf(v))
+				return 0, "", diag.At(diag.Pos{File: path, Line: v.Line, Col: v.Column}, "the `%s` field must be a string such as %s, not %s", k, example(k), specfile.KindOf(v))
 			}
 			version = v.Value
 			break
@@ -147,25 +147,8 @@ func valuePos(path string, data []byte, key string) diag.Pos {
 // mapValue is the value of key in mapping n (its first, of a key written
 // twice), or nil.
 func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if i := keyIndex(n, key); i >= 0 {
+	if i := specfile.KeyIndex(n, key); i >= 0 {
 		return n.Content[i+1]
 	}
 	return nil
-}
-
-func kindOf(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	case yaml.ScalarNode:
-		if n.ShortTag() == "!!null" {
-			return "null"
-		}
-		return fmt.Sprintf("%s (%s)", tagKind(n.ShortTag()), n.Value)
-	}
-	return "empty"
 }

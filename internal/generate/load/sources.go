@@ -2,20 +2,20 @@ package load
 
 import (
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 )
 
 // sources are the spec's files, the root and every local file its $refs
 // reach, read again to find where a load error is. Only the error path
 // builds them.
 type sources struct {
-	fetch    *fetcher
+	fetch    *specfile.Reader
 	specPath string // the root as the user named it
 	root     *source
 	files    []*source // root first, then in the order $refs reach them
@@ -33,7 +33,7 @@ type source struct {
 // maxSources bounds how many files an error search reads.
 const maxSources = 64
 
-func newSources(path string, data []byte, fetch *fetcher) *sources {
+func newSources(path string, data []byte, fetch *specfile.Reader) *sources {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
@@ -46,9 +46,9 @@ func newSources(path string, data []byte, fetch *fetcher) *sources {
 
 func (s *sources) parse(abs, show string, data []byte) *source {
 	f := &source{abs: abs, show: show, data: data}
-	if looksLikeJSON(data) {
+	if specfile.LooksLikeJSON(data) {
 		// JSON's own parser words JSON syntax errors best.
-		if err := syntaxError(show, data); err != nil {
+		if err := specfile.SyntaxError(show, data); err != nil {
 			f.syntaxErr = err
 			return f
 		}
@@ -57,7 +57,7 @@ func (s *sources) parse(abs, show string, data []byte) *source {
 	if err := yaml.Unmarshal(data, &n); err != nil {
 		// Valid JSON that YAML rejects still loads (kin-openapi falls back
 		// to JSON); it just has no node tree to search.
-		if !looksLikeJSON(data) {
+		if !specfile.LooksLikeJSON(data) {
 			f.syntaxErr = diag.YAML(show, err)
 		}
 		return f
@@ -82,7 +82,7 @@ func (s *sources) all() []*source {
 				return
 			}
 			seen[target] = true
-			data, err := s.fetch.local(target)
+			data, err := s.fetch.Local(target)
 			if err != nil {
 				return
 			}
@@ -147,7 +147,7 @@ func (s *sources) target(ref string) *source {
 // show names a file for messages: relative to the spec's directory as the
 // user named it when it is below it, else as DisplayPath does.
 func (s *sources) show(abs string) string {
-	return DisplayPath(abs, s.specPath)
+	return specfile.DisplayPath(abs, s.specPath)
 }
 
 // scrub replaces the spec directory's absolute path in a message by the
@@ -210,40 +210,4 @@ func walkRefs(n *yaml.Node, fn func(key *yaml.Node, value string)) {
 			walkRefs(v, fn)
 		}
 	}
-}
-
-// DisplayPath names file, an absolute path, for messages about the spec
-// the user named spec: spec itself as given; a file below the spec's
-// directory joined to that directory as given ("specs/common.yaml"); any
-// other file relative to the working directory when that does not climb
-// out of it, else absolute.
-func DisplayPath(file, spec string) string {
-	if file == "" {
-		return spec
-	}
-	// kin-openapi names files as URLs ("paths/a@%7Bid%7D.yaml").
-	if strings.Contains(file, "%") {
-		if u, err := url.PathUnescape(file); err == nil {
-			if _, err := os.Stat(file); err != nil {
-				file = u
-			}
-		}
-	}
-	file = filepath.FromSlash(file)
-	abs, err := filepath.Abs(spec)
-	if err != nil {
-		return file
-	}
-	if abs == file {
-		return spec
-	}
-	if rel, err := filepath.Rel(filepath.Dir(abs), file); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.Join(filepath.Dir(spec), rel)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, file); err == nil && !strings.HasPrefix(rel, "..") {
-			return rel
-		}
-	}
-	return file
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/load"
+	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 	"github.com/tailormcp/tailor/internal/generate/schema"
 )
 
@@ -120,7 +121,7 @@ func Raw(spec *load.Spec, opts Options) (*ir.API, []diag.Diagnostic) {
 			// first used it is the fallback.
 			p := pos
 			if at != nil {
-				p = diag.Pos{File: load.DisplayPath(at.File, spec.Path), Line: at.Line, Col: at.Column}
+				p = diag.Pos{File: specfile.DisplayPath(at.File, spec.Path), Line: at.Line, Col: at.Column}
 			}
 			b.diags.Warnf(p, ptr, "%s", msg)
 		})
@@ -338,8 +339,8 @@ func position(o *openapi3.Origin, file string) diag.Pos {
 	return diag.Pos{File: displayPath(o.Key.File, file), Line: o.Key.Line, Col: o.Key.Column}
 }
 
-// displayPath names a file the way the user would (see load.DisplayPath).
-func displayPath(file, spec string) string { return load.DisplayPath(file, spec) }
+// displayPath names a file the way the user would (see specfile.DisplayPath).
+func displayPath(file, spec string) string { return specfile.DisplayPath(file, spec) }
 
 var spaces = regexp.MustCompile(`\s+`)
 

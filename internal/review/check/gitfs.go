@@ -140,7 +140,7 @@ type entry struct {
 
 // commitTree is a commit's files as an fs.ReadLinkFS whose names are
 // relative to the repository's top folder: what the loader reads a spec's
-// $refs from (load.Files). Folders are listed when first needed, so that
+// $refs from (specfile.Files). Folders are listed when first needed, so that
 // a large repository costs no more than the folders the spec is in. It
 // remembers what it was asked about, so that commits where those are the
 // same are known to hold the same version of the spec (sameAs).

@@ -1,9 +1,10 @@
-package load
+package locate
 
 import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ func TestJSONIndexPlacesEveryPointer(t *testing.T) {
 		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatal(err)
 		}
-		l := &locator{path: path, data: data}
+		l := &Locator{path: path, data: data}
 		want := map[string][]string{}
 		values := map[string]any{}
 		keys := map[string]string{}
@@ -107,7 +108,7 @@ func TestJSONIndexPlacesAsWritten(t *testing.T) {
 		"/nothing": "",
 		"":         "",
 	}
-	l := &locator{path: "x.json", data: data}
+	l := &Locator{path: "x.json", data: data}
 	want := map[string][]string{}
 	for p := range cases {
 		want[p] = l.tokens(p)
@@ -130,4 +131,20 @@ func TestJSONIndexPlacesAsWritten(t *testing.T) {
 	if strings.Count(string(data), "\n") != 4 {
 		t.Fatal("the text's lines changed")
 	}
+}
+
+// corpusSpecs are the named specs of ../shared/corpus that are there; the
+// test is skipped when none is.
+func corpusSpecs(t *testing.T, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		p := filepath.Join("..", "..", "..", "..", "..", "shared", "corpus", n)
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("corpus not found beside the repository (../shared/corpus)")
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package load
+package locate
 
 import (
 	"strings"
@@ -38,7 +38,7 @@ func TestSwagger2LayoutRewrite(t *testing.T) {
 	}`)); err != nil {
 		t.Fatal(err)
 	}
-	lay := newSwagger2Layout(&doc)
+	lay := NewSwagger2Layout(&doc)
 	for _, c := range []struct{ in, want string }{
 		// Parameters other than body and formData keep their order; their
 		// schema keywords are their own.
@@ -84,7 +84,7 @@ func TestSwagger2LayoutRewrite(t *testing.T) {
 		}
 	}
 	// Without a layout (a spec that needed repair) sections are renamed.
-	var none *swagger2Layout
+	var none *Swagger2Layout
 	if got := strings.Join(none.rewrite([]string{"components", "schemas", "Thing"}), "/"); got != "definitions/Thing" {
 		t.Errorf("without a layout: %s", got)
 	}

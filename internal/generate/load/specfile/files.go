@@ -1,4 +1,4 @@
-package load
+package specfile
 
 import (
 	"errors"
@@ -25,7 +25,7 @@ const maxLinks = 40
 // the ref root) from f.files, under the rules local does on disk: links
 // are followed (below the root, not the ref root's own) and must not lead
 // out of the root, and only a regular file within the size limit is read.
-func (f *fetcher) localIn(path string) ([]byte, error) {
+func (f *Reader) localIn(path string) ([]byte, error) {
 	real, err := f.resolveIn(path)
 	if err != nil {
 		return nil, err
@@ -44,8 +44,8 @@ func (f *fetcher) localIn(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
 	}
-	if st.Size() > maxFileSize {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", maxFileSize>>20)}
+	if st.Size() > MaxFileSize {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", MaxFileSize>>20)}
 	}
 	data, err := fs.ReadFile(f.files.FS, name)
 	if err != nil {
@@ -57,7 +57,7 @@ func (f *fetcher) localIn(path string) ([]byte, error) {
 // resolveIn follows the links among path's parts below the root, as
 // filepath.EvalSymlinks does on disk; a link that leads out of the root
 // is returned as where it leads, for the caller to refuse.
-func (f *fetcher) resolveIn(path string) (string, error) {
+func (f *Reader) resolveIn(path string) (string, error) {
 	for hops := 0; ; hops++ {
 		if hops > maxLinks {
 			return "", &fs.PathError{Op: "read", Path: path, Err: errors.New("too many levels of symbolic links")}
@@ -102,7 +102,7 @@ func (f *fetcher) resolveIn(path string) (string, error) {
 }
 
 // nameIn is path's name in f.files.
-func (f *fetcher) nameIn(path string) (string, error) {
+func (f *Reader) nameIn(path string) (string, error) {
 	rel, err := filepath.Rel(f.files.Dir, path)
 	if err != nil || !within(f.files.Dir, path) {
 		return "", &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("outside %s, the folder whose earlier version is read", fromWorkDir(f.files.Dir))}

@@ -1,4 +1,4 @@
-package load
+package locate
 
 import (
 	"slices"
@@ -13,13 +13,13 @@ import (
 // of a 2.0 spec is written elsewhere than its 3 form says: a body
 // parameter became the operation's requestBody, formData parameters the
 // properties of a form's schema, the other parameters' type keywords their
-// schema, a response's schema sits under content. swagger2Layout is what
+// schema, a response's schema sits under content. Swagger2Layout is what
 // it takes to point back, taken from the 2.0 document as decoded: for each
 // path item and operation, where its parameters were written. It follows
 // the converter's own rules (openapi2conv): parameters other than body
 // and formData keep their order, path-level body and formData parameters
 // apply to each operation unless it redeclares them.
-type swagger2Layout struct {
+type Swagger2Layout struct {
 	paths map[string]*paramLayout // by path
 	ops   map[string]*paramLayout // by path + " " + lower-case method
 	// in is where each parameter of the document's parameters section
@@ -40,8 +40,8 @@ type paramLayout struct {
 	form map[string]int
 }
 
-func newSwagger2Layout(doc *openapi2.T) *swagger2Layout {
-	lay := &swagger2Layout{paths: map[string]*paramLayout{}, ops: map[string]*paramLayout{},
+func NewSwagger2Layout(doc *openapi2.T) *Swagger2Layout {
+	lay := &Swagger2Layout{paths: map[string]*paramLayout{}, ops: map[string]*paramLayout{},
 		in: map[string]string{}, formName: map[string]string{}, definitions: map[string]bool{}}
 	for name, p := range doc.Parameters {
 		if p != nil {
@@ -65,7 +65,7 @@ func newSwagger2Layout(doc *openapi2.T) *swagger2Layout {
 	return lay
 }
 
-func (lay *swagger2Layout) params(ps openapi2.Parameters) *paramLayout {
+func (lay *Swagger2Layout) params(ps openapi2.Parameters) *paramLayout {
 	pl := &paramLayout{body: -1, form: map[string]int{}}
 	for i, p := range ps {
 		in, name := "", ""
@@ -97,7 +97,7 @@ func (lay *swagger2Layout) params(ps openapi2.Parameters) *paramLayout {
 // rewrite turns the tokens of an OpenAPI 3 pointer into those of the place
 // the Swagger 2.0 spec writes it, or the nearest one it has. lay may be
 // nil (a spec that needed repair): the sections are renamed only.
-func (lay *swagger2Layout) rewrite(toks []string) []string {
+func (lay *Swagger2Layout) rewrite(toks []string) []string {
 	if len(toks) < 2 {
 		return toks
 	}
@@ -133,7 +133,7 @@ func (lay *swagger2Layout) rewrite(toks []string) []string {
 }
 
 // component rewrites a pointer into the components section named section.
-func (lay *swagger2Layout) component(section string, rest []string) []string {
+func (lay *Swagger2Layout) component(section string, rest []string) []string {
 	switch section {
 	case "schemas":
 		if lay != nil && len(rest) > 0 && !lay.definitions[rest[0]] && lay.in[rest[0]] == "formData" {
@@ -166,7 +166,7 @@ func (lay *swagger2Layout) component(section string, rest []string) []string {
 // parameter rewrites rest, below an OpenAPI 3 parameters list at
 // holder: the k-th parameter kept is the list's kept[k], and a parameter's
 // schema keywords are the parameter's own.
-func (lay *swagger2Layout) parameter(pl *paramLayout, holder, rest []string) []string {
+func (lay *Swagger2Layout) parameter(pl *paramLayout, holder, rest []string) []string {
 	if pl == nil || len(rest) == 0 {
 		return slices.Concat(holder, []string{"parameters"}, rest)
 	}
@@ -184,7 +184,7 @@ func (lay *swagger2Layout) parameter(pl *paramLayout, holder, rest []string) []s
 // requestBody rewrites rest, below an operation's requestBody: the body
 // parameter's schema, or a formData parameter for a property of the form,
 // the operation's own or else its path item's.
-func (lay *swagger2Layout) requestBody(op, item *paramLayout, opAt, itemAt, rest []string) []string {
+func (lay *Swagger2Layout) requestBody(op, item *paramLayout, opAt, itemAt, rest []string) []string {
 	schema, inSchema := schemaOf(rest)
 	for _, side := range []struct {
 		pl *paramLayout

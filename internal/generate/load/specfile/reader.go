@@ -1,4 +1,4 @@
-package load
+package specfile
 
 import (
 	"errors"
@@ -14,13 +14,13 @@ import (
 	"time"
 )
 
-// fetcher reads what a spec's $refs name, and nothing else: local files
+// Reader reads what a spec's $refs name, and nothing else: local files
 // below the ref root only (a spec from elsewhere must not pull
 // /etc/passwd or ../secrets/key.pem into the generated code, whose
 // descriptions are spec text), http(s) URLs only when allowed, and either
 // within limits of size and time. kin-openapi, the repair pass and the
-// error explanation all read through one fetcher.
-type fetcher struct {
+// error explanation all read through one Reader.
+type Reader struct {
 	// root is the folder local $refs must stay below, absolute; real is
 	// the same with symbolic links resolved, which the files' real paths
 	// are checked against too, so a link cannot lead out.
@@ -48,16 +48,16 @@ type fetcher struct {
 
 // Limits of what a $ref may read. Variables so that tests can lower them.
 var (
-	maxFileSize   int64 = 512 << 20
-	maxRemoteSize int64 = 64 << 20
-	remoteTimeout       = 30 * time.Second
+	MaxFileSize   int64 = 512 << 20
+	MaxRemoteSize int64 = 64 << 20
+	RemoteTimeout       = 30 * time.Second
 )
 
-// newFetcher confines the $refs of the spec at specPath to refRoot, or,
+// NewReader confines the $refs of the spec at specPath to refRoot, or,
 // when refRoot is "", to the repository the spec is in (defaultRefRoot).
 // With files, local $refs read them instead of the disk (whose folders
 // then need not exist).
-func newFetcher(specPath, refRoot string, allowRemote bool, files *Files) (*fetcher, error) {
+func NewReader(specPath, refRoot string, allowRemote bool, files *Files) (*Reader, error) {
 	if refRoot == "" {
 		refRoot = defaultRefRoot(specPath)
 	}
@@ -68,13 +68,16 @@ func newFetcher(specPath, refRoot string, allowRemote bool, files *Files) (*fetc
 	real := root
 	if files == nil {
 		if real, err = filepath.EvalSymlinks(root); err != nil {
-			return nil, fmt.Errorf("--ref-root %s: %w", refRoot, unwrapPathError(err))
+			if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+				err = pe.Err // the path is the flag's
+			}
+			return nil, fmt.Errorf("--ref-root %s: %w", refRoot, err)
 		}
 	}
-	f := &fetcher{root: root, real: real, shown: root, files: files}
+	f := &Reader{root: root, real: real, shown: root, files: files}
 	if allowRemote {
 		f.remote = &http.Client{
-			Timeout: remoteTimeout,
+			Timeout: RemoteTimeout,
 			CheckRedirect: func(req *http.Request, via []*http.Request) error {
 				if len(via) >= 5 {
 					return errors.New("more than 5 redirects")
@@ -108,9 +111,9 @@ func defaultRefRoot(specPath string) string {
 	}
 }
 
-// read is a kin-openapi ReadFromURIFunc body: the bytes at location.
-func (f *fetcher) read(location *url.URL) ([]byte, error) {
-	key := locKey(location)
+// Read is a kin-openapi ReadFromURIFunc body: the bytes at location.
+func (f *Reader) Read(location *url.URL) ([]byte, error) {
+	key := Key(location)
 	f.mu.Lock()
 	data, ok := f.cache[key]
 	f.mu.Unlock()
@@ -145,10 +148,37 @@ func (f *fetcher) read(location *url.URL) ([]byte, error) {
 	return data, nil
 }
 
-func (f *fetcher) readOnce(location *url.URL) ([]byte, error) {
+// Seen calls fn for each file read so far, by path, with its bytes, and
+// for each local file a read failed for, with why (the first failure for
+// it). It reports false, calling fn for none, when what was read cannot be
+// listed as files: a read was remote, or of something other than a local
+// file.
+func (f *Reader) Seen(fn func(path string, data []byte, unread error)) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.unlisted || f.fetched {
+		return false
+	}
+	for path, data := range f.cache {
+		fn(path, data, nil)
+	}
+	for path, why := range f.unreadable {
+		fn(path, nil, errors.New(why))
+	}
+	return true
+}
+
+// Failure is the first read that failed, nil when none did.
+func (f *Reader) Failure() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failure
+}
+
+func (f *Reader) readOnce(location *url.URL) ([]byte, error) {
 	switch location.Scheme {
 	case "", "file":
-		return f.local(location.Path)
+		return f.Local(location.Path)
 	case "http", "https":
 		if f.remote == nil {
 			return nil, &RemoteRefError{URL: location.String()}
@@ -170,10 +200,10 @@ func (e *OutsideRootError) Error() string {
 	return fmt.Sprintf("%s is outside %s, the folder $refs may read", e.Path, e.Root)
 }
 
-// message is the error for ref, which reads the file: what it reads, and
+// Message is the error for ref, which reads the file: what it reads, and
 // how to allow it (a --ref-root holding both the spec's folder and the
 // file, unless that is the whole file system).
-func (e *OutsideRootError) message(ref string) string {
+func (e *OutsideRootError) Message(ref string) string {
 	target := e.Path
 	msg := fmt.Sprintf("$ref %q reads %s, outside %s, the folder $refs may read", ref, fromWorkDir(e.Path), fromWorkDir(e.Root))
 	if e.Link != "" {
@@ -215,10 +245,10 @@ func within(root, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// local reads a file below the root. The check comes before any other
+// Local reads a file below the root. The check comes before any other
 // look at the file, so that a spec cannot even learn whether a file
 // outside exists.
-func (f *fetcher) local(path string) ([]byte, error) {
+func (f *Reader) Local(path string) ([]byte, error) {
 	path = filepath.Clean(filepath.FromSlash(path))
 	if !within(f.root, path) {
 		return nil, &OutsideRootError{Path: path, Root: f.shown}
@@ -244,8 +274,8 @@ func (f *fetcher) local(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
 	}
-	if st.Size() > maxFileSize {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", maxFileSize>>20)}
+	if st.Size() > MaxFileSize {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", MaxFileSize>>20)}
 	}
 	return os.ReadFile(real)
 }
@@ -259,8 +289,8 @@ type RemoteError struct {
 func (e *RemoteError) Error() string { return fmt.Sprintf("cannot fetch %s: %v", e.URL, e.Err) }
 func (e *RemoteError) Unwrap() error { return e.Err }
 
-// fetch GETs a remote $ref, within remoteTimeout and maxRemoteSize.
-func (f *fetcher) fetch(location *url.URL) ([]byte, error) {
+// fetch GETs a remote $ref, within RemoteTimeout and MaxRemoteSize.
+func (f *Reader) fetch(location *url.URL) ([]byte, error) {
 	u := *location
 	u.Fragment = ""
 	resp, err := f.remote.Get(u.String())
@@ -270,7 +300,7 @@ func (f *fetcher) fetch(location *url.URL) ([]byte, error) {
 			err = ue.Err
 		}
 		if isTimeout(err) {
-			err = fmt.Errorf("no answer within %v", remoteTimeout)
+			err = fmt.Errorf("no answer within %v", RemoteTimeout)
 		}
 		return nil, &RemoteError{URL: u.String(), Err: err}
 	}
@@ -278,18 +308,18 @@ func (f *fetcher) fetch(location *url.URL) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, &RemoteError{URL: u.String(), Err: fmt.Errorf("HTTP %s", resp.Status)}
 	}
-	if resp.ContentLength > maxRemoteSize {
-		return nil, &RemoteError{URL: u.String(), Err: fmt.Errorf("larger than %d MiB", maxRemoteSize>>20)}
+	if resp.ContentLength > MaxRemoteSize {
+		return nil, &RemoteError{URL: u.String(), Err: fmt.Errorf("larger than %d MiB", MaxRemoteSize>>20)}
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxRemoteSize+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxRemoteSize+1))
 	if err != nil {
 		if isTimeout(err) {
-			err = fmt.Errorf("no answer within %v", remoteTimeout)
+			err = fmt.Errorf("no answer within %v", RemoteTimeout)
 		}
 		return nil, &RemoteError{URL: u.String(), Err: err}
 	}
-	if int64(len(data)) > maxRemoteSize {
-		return nil, &RemoteError{URL: u.String(), Err: fmt.Errorf("larger than %d MiB", maxRemoteSize>>20)}
+	if int64(len(data)) > MaxRemoteSize {
+		return nil, &RemoteError{URL: u.String(), Err: fmt.Errorf("larger than %d MiB", MaxRemoteSize>>20)}
 	}
 	return data, nil
 }
@@ -297,4 +327,12 @@ func (f *fetcher) fetch(location *url.URL) ([]byte, error) {
 func isTimeout(err error) bool {
 	var t interface{ Timeout() bool }
 	return errors.As(err, &t) && t.Timeout()
+}
+
+// RemoteRefError is returned when a spec refers to an http(s) URL and remote
+// refs were not allowed.
+type RemoteRefError struct{ URL string }
+
+func (e *RemoteRefError) Error() string {
+	return fmt.Sprintf("remote $ref %s refused: tailor does not fetch URLs named by a spec unless run with --allow-remote-refs", e.URL)
 }
