@@ -4,6 +4,12 @@
 // files and refusing remote ones unless asked. Problems that do not block
 // generation come back as warnings with a position; problems that do are
 // errors of the form file:line:col.
+//
+// The one decode is kin-openapi's. Below it: package specfile reads the
+// files a spec is made of (confined to the ref root) and resolves $refs in
+// their YAML; package repair mends the YAML kin-openapi refuses, before it
+// reads it again; package locate places JSON pointers in the text, for
+// warnings kin-openapi gives no line.
 package load
 
 import (
@@ -29,6 +35,7 @@ import (
 
 	"github.com/tailormcp/tailor/internal/diag"
 	"github.com/tailormcp/tailor/internal/generate/load/locate"
+	"github.com/tailormcp/tailor/internal/generate/load/repair"
 	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
 	"github.com/tailormcp/tailor/internal/generate/patch"
@@ -80,7 +87,7 @@ type Spec struct {
 	ActionWarnings []diag.Diagnostic
 	// pending delivers the warnings of a background validation.
 	pending chan []diag.Diagnostic
-	// locate places JSON pointers in the spec's text (locate.go).
+	// locate places JSON pointers in the spec's text (package locate).
 	locate *locate.Locator
 	// reader read the spec's files (Sources).
 	reader *specfile.Reader
@@ -92,7 +99,7 @@ type Spec struct {
 	unplaced bool
 	// swaggerPlaced is set when a Swagger 2.0 spec's converted document
 	// is placed in its text through the layout of the 2.0 one
-	// (swagger2_layout.go): kin-openapi keeps no origins through the
+	// (locate.Swagger2Layout): kin-openapi keeps no origins through the
 	// conversion.
 	swaggerPlaced bool
 	places        schemaPlaces
@@ -187,7 +194,7 @@ func loadText(path string, data []byte, opts Options, sum string) (*Spec, error)
 		spec.swaggerPlaced = kind == swagger2 && spec.locate.Layout != nil
 	}
 	if split || err != nil || strayRefs(doc) {
-		fixed, rerr := repairSpec(path, data, location, kind == swagger2, version, fetch, opts.Strict)
+		fixed, rerr := repair.Run(path, data, location, kind == swagger2, version, fetch, opts.Strict)
 		if rerr != nil {
 			return nil, rerr
 		}
@@ -196,14 +203,14 @@ func loadText(path string, data []byte, opts Options, sum string) (*Spec, error)
 			doc, err = loadDoc(kind, data, location, fetch, nil, true, nil)
 		case fixed != nil:
 			spec.unplaced, spec.swaggerPlaced = false, false
-			spec.Warnings = append(spec.Warnings, fixed.warnings...)
-			files := fixed.files
-			if fixed.shared != nil {
-				doc, err = loadDoc(kind, data, location, fetch, fixed.shared, true, nil)
+			spec.Warnings = append(spec.Warnings, fixed.Warnings...)
+			files := fixed.Files
+			if fixed.Shared != nil {
+				doc, err = loadDoc(kind, data, location, fetch, fixed.Shared, true, nil)
 				if err == nil {
 					files = nil
 				} else {
-					files = fixed.files // the arrangement is an optimisation: never a reason to fail
+					files = fixed.Files // the arrangement is an optimisation: never a reason to fail
 				}
 			}
 			if files != nil {
@@ -216,7 +223,7 @@ func loadText(path string, data []byte, opts Options, sum string) (*Spec, error)
 	}
 	spec.Doc = doc
 	if spec.unplaced || spec.swaggerPlaced {
-		// Positions come from the locator (locate.go), made ready on the
+		// Positions come from the locator (package locate), made ready on the
 		// other core while the stages that follow run (their warnings are
 		// placed last).
 		spec.locate.Prepare()
@@ -266,7 +273,7 @@ func (s *Spec) Release() {
 // rewrote it.
 // origins asks kin-openapi to record every node's position. l, for the
 // spec's first load, is given where the Swagger 2.0 document wrote what
-// the converted one holds (swagger2_layout.go).
+// the converted one holds (locate.Swagger2Layout).
 func loadDoc(kind docKind, data []byte, location *url.URL, fetch *specfile.Reader, files map[string][]byte, origins bool, l *locate.Locator) (*openapi3.T, error) {
 	if b, ok := files[specfile.Key(location)]; ok {
 		data = b
@@ -403,7 +410,7 @@ func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc 
 		return nil, nil, err
 	}
 	layout = locate.NewSwagger2Layout(&doc2) // before the converter changes doc2
-	if breaksParamRules(&doc2) {
+	if repair.BreaksParamRules(&doc2) {
 		return nil, layout, errParamRules
 	}
 	// The converter and the ref resolver index into maps they assume are
@@ -421,7 +428,7 @@ func loadSwagger2(loader *openapi3.Loader, data []byte, location *url.URL) (doc 
 }
 
 // errParamRules sends a Swagger 2.0 spec with an operation that breaks a
-// rule for its parameters through the repair pass (repair_swagger2.go).
+// rule for its parameters through the repair pass (package repair).
 var errParamRules = errors.New("an operation breaks Swagger 2.0's rules for parameters (two bodies, a body and form fields, form fields without a form media type, or a parameter declared twice)")
 
 // requireFormBodies marks the request bodies that Swagger 2.0 formData

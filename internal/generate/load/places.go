@@ -15,7 +15,7 @@ import (
 // position for every node of the document took as long as the load itself
 // (stripe: 0.35 s of 0.7 s), and a run needs a handful, for the nodes a
 // warning is about. Those are found when asked instead: diagnostics carry
-// a JSON pointer that the locator places (locate.go), and a schema is
+// a JSON pointer that the locator places (package locate), and a schema is
 // named by its pointer, from an index of the document's schemas built on
 // the first question. The answers are the positions the origins held: the
 // locator reads the text with the same YAML parser kin-openapi does.

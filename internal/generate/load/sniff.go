@@ -79,7 +79,7 @@ func sniff(path string, data []byte) (docKind, string, error) {
 			return 0, "", notOpenAPI(path, data, "the document is "+specfile.KindOf(root)+", not a mapping")
 		}
 		for _, k := range []string{"swagger", "openapi"} {
-			v := mapValue(root, k)
+			v := specfile.MapValue(root, k)
 			if v == nil {
 				continue
 			}
@@ -138,17 +138,8 @@ func valuePos(path string, data []byte, key string) diag.Pos {
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
 		return pos
 	}
-	if v := mapValue(doc.Content[0], key); v != nil {
+	if v := specfile.MapValue(doc.Content[0], key); v != nil {
 		pos.Line, pos.Col = v.Line, v.Column
 	}
 	return pos
-}
-
-// mapValue is the value of key in mapping n (its first, of a key written
-// twice), or nil.
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if i := specfile.KeyIndex(n, key); i >= 0 {
-		return n.Content[i+1]
-	}
-	return nil
 }

@@ -213,3 +213,12 @@ func KeyIndex(n *yaml.Node, key string) int {
 	}
 	return -1
 }
+
+// MapValue is the value of key in mapping n (its first, of a key written
+// twice), or nil.
+func MapValue(n *yaml.Node, key string) *yaml.Node {
+	if i := KeyIndex(n, key); i >= 0 {
+		return n.Content[i+1]
+	}
+	return nil
+}

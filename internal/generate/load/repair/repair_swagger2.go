@@ -1,4 +1,4 @@
-package load
+package repair
 
 // Swagger 2.0's rules for one operation's parameters, which the repair
 // pass (repair.go) holds each operation to. The converter to OpenAPI 3
@@ -55,8 +55,8 @@ func (r *repairer) params2(f *specfile.File, list *yaml.Node) []param2 {
 		if n == nil || n.Kind != yaml.MappingNode {
 			continue
 		}
-		p.in, p.name = scalarOf(mapValue(n, "in")), scalarOf(mapValue(n, "name"))
-		p.file = scalarOf(mapValue(n, "type")) == "file"
+		p.in, p.name = scalarOf(specfile.MapValue(n, "in")), scalarOf(specfile.MapValue(n, "name"))
+		p.file = scalarOf(specfile.MapValue(n, "type")) == "file"
 		if p.id == "" {
 			p.id = p.in + " " + p.name
 		}
@@ -83,7 +83,7 @@ func (r *repairer) swagger2Params(c ctx, op *yaml.Node) *failure {
 		overridden[p.id] = true
 	}
 	if c.item != nil {
-		for _, p := range r.params2(c.f, mapValue(c.item, "parameters")) {
+		for _, p := range r.params2(c.f, specfile.MapValue(c.item, "parameters")) {
 			if !overridden[p.id] {
 				params = append(params, p)
 			}
@@ -118,7 +118,7 @@ func (r *repairer) swagger2Params(c ctx, op *yaml.Node) *failure {
 // dropRedeclared drops the earlier of two parameters of op with the same
 // name and location (Swagger 2.0 allows one), and returns the ones left.
 func (r *repairer) dropRedeclared(c ctx, op *yaml.Node) []param2 {
-	list := specfile.Deref(mapValue(op, "parameters"))
+	list := specfile.Deref(specfile.MapValue(op, "parameters"))
 	own := r.params2(c.f, list)
 	last := map[string]int{}
 	for i, p := range own {
@@ -143,9 +143,9 @@ var formTypes = []string{"application/x-www-form-urlencoded", "multipart/form-da
 // type when neither it nor the spec says one: Swagger 2.0 sends form
 // fields only so, and the converter would otherwise send them as JSON.
 func (r *repairer) formConsumes(c ctx, op *yaml.Node, form *param2, file bool) {
-	consumes := specfile.Deref(mapValue(op, "consumes"))
+	consumes := specfile.Deref(specfile.MapValue(op, "consumes"))
 	if consumes == nil || consumes.Kind != yaml.SequenceNode { // as the converter reads it
-		consumes = specfile.Deref(mapValue(specfile.Deref(r.root.Doc.Content[0]), "consumes"))
+		consumes = specfile.Deref(specfile.MapValue(specfile.Deref(r.root.Doc.Content[0]), "consumes"))
 	}
 	var types []string
 	if consumes != nil && consumes.Kind == yaml.SequenceNode {
@@ -171,10 +171,10 @@ func (r *repairer) formConsumes(c ctx, op *yaml.Node, form *param2, file bool) {
 	c.f.Changed = true
 }
 
-// breaksParamRules reports whether an operation of doc2 breaks a rule the
+// BreaksParamRules reports whether an operation of doc2 breaks a rule the
 // repair pass holds it to (swagger2Params): a spec the converter reads
 // without complaint may still, and is then repaired before it is used.
-func breaksParamRules(doc2 *openapi2.T) bool {
+func BreaksParamRules(doc2 *openapi2.T) bool {
 	// A $ref into another file is not followed: such a spec goes through
 	// the repair pass anyway (hasExternalRefs).
 	resolve := func(p *openapi2.Parameter) *openapi2.Parameter {

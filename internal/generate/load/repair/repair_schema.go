@@ -1,4 +1,4 @@
-package load
+package repair
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func (r *repairer) schema(c ctx, at **yaml.Node, n *yaml.Node) {
 	r.texts(c, n)
 	r.required(c, n)
 	r.itemsList(c, n)
-	if mapValue(n, "$defs") != nil || mapValue(n, "definitions") != nil {
+	if specfile.MapValue(n, "$defs") != nil || specfile.MapValue(n, "definitions") != nil {
 		c.scopes = append(c.scopes[:len(c.scopes):len(c.scopes)], scope{n: n, ptr: c.ptr})
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -195,7 +195,7 @@ func bareTypes(schemas []*yaml.Node) []string {
 // schema is read as follow reads such $refs, and one that cannot be
 // followed is dropped from the mapping.
 func (r *repairer) discriminator(c ctx, d *yaml.Node) {
-	m := specfile.Deref(mapValue(d, "mapping"))
+	m := specfile.Deref(specfile.MapValue(d, "mapping"))
 	if m == nil || m.Kind != yaml.MappingNode {
 		return
 	}
@@ -251,13 +251,13 @@ func (r *repairer) rebaseDefs(c ctx, ref string) string {
 	if len(toks) < 2 || (toks[0] != "$defs" && toks[0] != "definitions") {
 		return ""
 	}
-	if mapValue(c.f.Doc.Content[0], toks[0]) != nil {
+	if specfile.MapValue(c.f.Doc.Content[0], toks[0]) != nil {
 		return "" // the document has them: the $ref means what it says
 	}
 	for i := len(c.scopes) - 1; i >= 0; i-- {
 		s := c.scopes[i]
-		defs := specfile.Deref(mapValue(s.n, toks[0]))
-		if defs == nil || mapValue(defs, jsonpointer.Unescape(toks[1])) == nil {
+		defs := specfile.Deref(specfile.MapValue(s.n, toks[0]))
+		if defs == nil || specfile.MapValue(defs, jsonpointer.Unescape(toks[1])) == nil {
 			continue
 		}
 		if !r.defsScopes[s.n] {

@@ -11,6 +11,7 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/tailormcp/tailor/internal/diag"
+	"github.com/tailormcp/tailor/internal/generate/load/repair"
 	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 )
 
@@ -61,7 +62,7 @@ func FuzzRepair(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, strict := range []bool{false, true} {
-			fixed, err := repairSpec(path, data, loc, kind == swagger2, version, fetch, strict)
+			fixed, err := repair.Run(path, data, loc, kind == swagger2, version, fetch, strict)
 			if err != nil {
 				var de *diag.Errors
 				if !errors.As(err, &de) || len(de.List) == 0 {
@@ -77,7 +78,7 @@ func FuzzRepair(f *testing.F) {
 			if fixed == nil {
 				continue
 			}
-			for _, set := range []map[string][]byte{fixed.files, fixed.shared} {
+			for _, set := range []map[string][]byte{fixed.Files, fixed.Shared} {
 				for key, b := range set {
 					var n yaml.Node
 					if err := yaml.Unmarshal(b, &n); err != nil {

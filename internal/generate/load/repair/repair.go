@@ -1,24 +1,23 @@
-package load
-
-// The repair pass. Real specs break their version's rules in a handful of
-// recurring ways (a $ref where the version allows none, a description that
-// is a $ref to a Markdown file, `required: true` on a schema, Swagger 2.0
-// `items` written as a list, a response $ref into requestBodies, a $ref to
-// a file that is not there). kin-openapi refuses the whole document for
-// any of them, or quietly drops what a stray $ref stood for. The pass walks
-// the spec's YAML, every file its $refs reach, knowing what each node is
-// (shapes.go); it rewrites each defect into the shape kin-openapi reads
-// when the intent is unambiguous, or leaves out the one part that cannot
-// be read (a schema becomes "any value"; an operation whose parameter or
-// body cannot be read is skipped; a response, header or example is
-// dropped), and says so with a warning at the place. With --strict each of
-// these is an error instead.
+// Package repair is the loader's repair pass. Real specs break their
+// version's rules in a handful of recurring ways (a $ref where the version
+// allows none, a description that is a $ref to a Markdown file, `required:
+// true` on a schema, Swagger 2.0 `items` written as a list, a response $ref
+// into requestBodies, a $ref to a file that is not there). kin-openapi
+// refuses the whole document for any of them, or quietly drops what a stray
+// $ref stood for. The pass walks the spec's YAML, every file its $refs
+// reach, knowing what each node is (shapes.go); it rewrites each defect
+// into the shape kin-openapi reads when the intent is unambiguous, or
+// leaves out the one part that cannot be read (a schema becomes "any
+// value"; an operation whose parameter or body cannot be read is skipped; a
+// response, header or example is dropped), and says so with a warning at
+// the place. With --strict each of these is an error instead.
 //
 // It runs only when kin-openapi refused the spec as written, or loaded it
 // with a $ref left where nothing follows it: a spec kin-openapi reads as
 // it is is not parsed a second time. The files it changes are written back
 // with emitInPlace, every node on its own line, so that positions still
 // point into the user's files; kin-openapi then loads those.
+package repair
 
 import (
 	"errors"
@@ -38,13 +37,14 @@ import (
 	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 )
 
-// repaired is what the pass produced.
-type repaired struct {
-	// files are the rewritten files by location (specfile.Key), the root
-	// included when it changed; shared is the same with schema files
+// Result is what the pass produced.
+type Result struct {
+	// Files are the rewritten files by location (specfile.Key), the root
+	// included when it changed; Shared is the same with schema files
 	// arranged to be read once (shared.go), nil when there are none.
-	files, shared map[string][]byte
-	warnings      []diag.Diagnostic
+	// Warnings say what was repaired or left out, and where.
+	Files, Shared map[string][]byte
+	Warnings      []diag.Diagnostic
 }
 
 type repairer struct {
@@ -118,12 +118,12 @@ func (c ctx) child(key string) ctx {
 	return c
 }
 
-// repairSpec runs the pass over the spec at loc whose root bytes are data.
+// Run runs the pass over the spec at loc whose root bytes are data.
 // It returns nil when the root does not parse (kin-openapi's error says
 // where) or nothing needed repair, and an error for what must stop
 // generation: a $ref outside the ref root or to a URL not allowed, any
 // repair under --strict, or a spec of which no operation could be read.
-func repairSpec(specPath string, data []byte, loc *url.URL, v2 bool, version string, fetch *specfile.Reader, strict bool) (*repaired, error) {
+func Run(specPath string, data []byte, loc *url.URL, v2 bool, version string, fetch *specfile.Reader, strict bool) (*Result, error) {
 	r := &repairer{
 		specPath: specPath, version: version, v2: v2, strict: strict,
 		v31:  !v2 && !strings.HasPrefix(version, "3.0"),
@@ -152,11 +152,11 @@ func repairSpec(specPath string, data []byte, loc *url.URL, v2 bool, version str
 	if err := r.diags.Err(); err != nil {
 		return nil, err
 	}
-	out := &repaired{files: r.emit(), warnings: r.diags.Warnings()}
+	out := &Result{Files: r.emit(), Warnings: r.diags.Warnings()}
 	if r.shareSchemaFiles(root) {
-		out.shared = r.emit()
+		out.Shared = r.emit()
 	}
-	if len(out.files) == 0 && len(out.shared) == 0 && len(out.warnings) == 0 {
+	if len(out.Files) == 0 && len(out.Shared) == 0 && len(out.Warnings) == 0 {
 		return nil, nil
 	}
 	return out, nil
@@ -341,7 +341,7 @@ func (r *repairer) slot(c ctx, at **yaml.Node, s slot) *failure {
 	}
 	if s.many == 'l' && n.Kind == yaml.MappingNode && len(n.Content) > 0 && s.kind == kParameter {
 		// One parameter written where a list of them belongs.
-		if mapValue(n, "name") != nil || mapValue(n, "$ref") != nil {
+		if specfile.MapValue(n, "name") != nil || specfile.MapValue(n, "$ref") != nil {
 			r.repaired(r.pos(c.f, n), "read the mapping as its one entry", "`%s` must be a list, not a mapping", lastToken(c.ptr))
 			*at = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{n}}
 			c.f.Changed = true

@@ -1,4 +1,4 @@
-package load
+package repair
 
 import (
 	"net/url"
@@ -87,7 +87,7 @@ func (r *repairer) canRef(t *specfile.File) bool {
 	if root == nil || root.Kind != yaml.MappingNode {
 		return false
 	}
-	if mapValue(root, "openapi") != nil {
+	if specfile.MapValue(root, "openapi") != nil {
 		return true
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {

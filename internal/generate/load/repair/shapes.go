@@ -1,4 +1,4 @@
-package load
+package repair
 
 // The repair pass (repair.go) walks a spec's YAML knowing what each node
 // is: which OpenAPI object, which map or list of them. This file is that
