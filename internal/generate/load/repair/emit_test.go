@@ -30,7 +30,10 @@ var emitSamples = []string{
 // the same document, every scalar on the line it had.
 func TestEmitInPlaceKeepsValuesAndLines(t *testing.T) {
 	samples := append([]string(nil), emitSamples...)
-	specs, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "cases", "*", "openapi.*"))
+	specs, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "testdata", "cases", "*", "openapi.*"))
+	if len(specs) < 50 {
+		t.Fatalf("%d specs in testdata/cases; the test reads them all", len(specs))
+	}
 	for _, p := range specs {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -127,7 +130,7 @@ func normal(v any) any {
 // FuzzEmitInPlace checks emitInPlace on arbitrary YAML; the samples are
 // its seeds.
 //
-//	go test ./internal/generate/load -run '^$' -fuzz FuzzEmitInPlace -fuzztime 60s
+//	go test ./internal/generate/load/repair -run '^$' -fuzz FuzzEmitInPlace -fuzztime 60s
 func FuzzEmitInPlace(f *testing.F) {
 	for _, s := range emitSamples {
 		f.Add([]byte(s))
