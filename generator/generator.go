@@ -360,10 +360,13 @@ func relevant(ws []diag.Diagnostic, api *ir.API) []diag.Diagnostic {
 }
 
 // keptPrefix reports whether a warning pointer lies inside a kept
-// operation (warnings may point below the operation, at a keyword).
+// operation (warnings may point below the operation, at a keyword): some
+// part of it up to a slash is a kept pointer. One lookup per slash, not
+// one comparison per kept tool: kubernetes' 738 tools against each of
+// its warnings took 50 ms.
 func keptPrefix(kept map[string]bool, ptr string) bool {
-	for k := range kept {
-		if strings.HasPrefix(ptr, k+"/") {
+	for i := 1; i < len(ptr); i++ {
+		if ptr[i] == '/' && kept[ptr[:i]] {
 			return true
 		}
 	}
