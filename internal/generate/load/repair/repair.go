@@ -58,7 +58,6 @@ type repairer struct {
 	refable  map[kind]bool
 	sections map[string]kind
 
-	files map[string]*specfile.File
 	// done holds each (node, kind) walked and what came of it, so that a
 	// part reached through many $refs is repaired, and reported, once.
 	done  map[visit]*failure
