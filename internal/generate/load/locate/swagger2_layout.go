@@ -40,6 +40,8 @@ type paramLayout struct {
 	form map[string]int
 }
 
+// NewSwagger2Layout reads where doc, a Swagger 2.0 spec as decoded, wrote
+// the parameters of each path item and operation.
 func NewSwagger2Layout(doc *openapi2.T) *Swagger2Layout {
 	lay := &Swagger2Layout{paths: map[string]*paramLayout{}, ops: map[string]*paramLayout{},
 		in: map[string]string{}, formName: map[string]string{}, definitions: map[string]bool{}}
