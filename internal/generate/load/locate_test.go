@@ -51,7 +51,7 @@ components:
 		{"v2.json", map[string]diag.Pos{
 			"#/paths/~1a~1{id}/put":                      {File: "v2.json", Line: 6, Col: 7},
 			"#/paths/~1a~1{id}/put/parameters/1":         {File: "v2.json", Line: 7, Col: 9},  // OpenAPI 3 has one: the list
-			"#/paths/~1a~1{id}/put/requestBody":          {File: "v2.json", Line: 9, Col: 11}, // the body parameter
+			"#/paths/~1a~1{id}/put/requestBody":          {File: "v2.json", Line: 9, Col: 12}, // the body parameter's first key
 			"#/components/schemas/A":                     {File: "v2.json", Line: 15, Col: 19},
 			"#/paths/~1a~1{id}/put/responses/200/schema": {File: "v2.json", Line: 11, Col: 23},
 		}},

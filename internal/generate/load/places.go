@@ -7,8 +7,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-openapi/jsonpointer"
-
-	"github.com/tailormcp/tailor/internal/diag"
 )
 
 // A spec in one file is loaded without kin-openapi's origins: recording a
@@ -48,13 +46,7 @@ func (s *Spec) schemaPlace(node any, keyword string) *openapi3.Location {
 	if keyword != "" {
 		ptr += "/" + jsonpointer.Escape(keyword)
 	}
-	var p diag.Pos
-	if s.swaggerPlaced {
-		// As the 2.0 spec writes it (a JSON one in its index).
-		p, ok = s.locate.Find([]string{ptr})[ptr]
-	} else {
-		p, ok = s.locate.FindYAML(ptr)
-	}
+	p, ok := s.locate.Find([]string{ptr})[ptr]
 	if !ok {
 		return nil
 	}

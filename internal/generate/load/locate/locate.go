@@ -123,17 +123,6 @@ func (l *Locator) root() *specfile.File {
 	return root
 }
 
-// FindYAML is Find in the spec's YAML tree whatever its format
-// (kin-openapi reads JSON as YAML), its $refs followed: where kin-openapi's
-// origins would have placed the node. The tree is parsed once for every
-// later question.
-func (l *Locator) FindYAML(ptr string) (diag.Pos, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	p, ok := l.walkYAML(map[string][]string{ptr: l.tokens(ptr)})[ptr]
-	return p, ok
-}
-
 // walkYAML places each pointer in the parsed spec, following $refs.
 func (l *Locator) walkYAML(want map[string][]string) map[string]diag.Pos {
 	root := l.root()
@@ -199,6 +188,11 @@ func (l *Locator) findJSON(x *jsonIndex, want map[string][]string) map[string]di
 	var found []placed
 	for ptr, toks := range want {
 		if n := x.place(toks); n > 0 {
+			if x.nodes[n].keyAt < 0 && x.nodes[n].kind == '{' && x.nodes[n].n > 0 {
+				// Where its first member is, as kin-openapi places an
+				// object of a list (and walkYAML does).
+				n++
+			}
 			at := x.nodes[n].keyAt
 			if at < 0 {
 				at = x.nodes[n].at
