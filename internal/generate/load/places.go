@@ -16,7 +16,8 @@ import (
 // a JSON pointer that the locator places (package locate), and a schema is
 // named by its pointer, from an index of the document's schemas built on
 // the first question. The answers are the positions the origins held: the
-// locator reads the text with the same YAML parser kin-openapi does.
+// locator reads a YAML text with the parser kin-openapi does, and places a
+// JSON one in its index where that parser would (TestSchemaPlacesMatchOrigins).
 
 // Origins reports whether kin-openapi recorded the document's positions;
 // when it did not, positions come from Locate, and an operation's line
