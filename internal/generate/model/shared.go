@@ -1,7 +1,6 @@
 package model
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -42,7 +41,7 @@ func sharedArguments(api *ir.API) map[string]string {
 				Description string `json:"description"`
 			} `json:"properties"`
 		}
-		if json.Unmarshal(t.InputSchema, &root) != nil {
+		if schema.Unmarshal(t.InputSchema, &root) != nil {
 			continue
 		}
 		for name, p := range root.Properties {

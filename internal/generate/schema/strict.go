@@ -1,13 +1,14 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	sjson "github.com/segmentio/encoding/json"
 )
 
 // Strict mode. The clients people use hand a tool's inputSchema to their
@@ -150,14 +151,14 @@ func ToStrictWith(full []byte, opts StrictOptions) (*StrictForm, error) {
 		budget = opts.Budget
 	}
 	var parts map[string]json.RawMessage
-	if err := json.Unmarshal(full, &parts); err != nil {
+	if err := Unmarshal(full, &parts); err != nil {
 		return nil, err
 	}
 	// The definitions are decoded when a level reaches them: the leaner
 	// levels reach few of a large schema's.
 	defs := &lazyDefs{decoded: map[string]any{}}
 	if raw, ok := parts["$defs"]; ok {
-		if err := json.Unmarshal(raw, &defs.raw); err != nil {
+		if err := Unmarshal(raw, &defs.raw); err != nil {
 			return nil, err
 		}
 		delete(parts, "$defs")
@@ -212,12 +213,11 @@ func (d *lazyDefs) get(name string) any {
 	return v
 }
 
-// decodeValue decodes JSON with numbers as json.Number, as Decode does.
+// decodeValue decodes a generated schema's value with numbers as
+// json.Number, as Decode does, its strings left in place (Unmarshal).
 func decodeValue(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var v any
-	err := dec.Decode(&v)
+	_, err := sjson.Parse(raw, &v, sjson.UseNumber|sjson.ZeroCopy)
 	return v, err
 }
 
