@@ -96,22 +96,7 @@ func (c ConfirmCall) Method() string {
 
 // Of lowers api.
 func Of(api *ir.API) *Server {
-	s := &Server{API: mcpkit.API{
-		Name: OneLine(api.Name), Title: OneLine(api.Title), Version: api.Version, Instructions: api.Instructions,
-		EnvPrefix: OneLine(api.EnvPrefix), Messages: api.Messages,
-	}}
-	if len(api.Servers) > 0 {
-		s.API.DefaultBaseURL = OneLine(api.Servers[0])
-	}
-	for _, sc := range api.Security {
-		s.API.Schemes = append(s.API.Schemes, mcpkit.Scheme{Name: sc.Name, Kind: mcpkit.SchemeKind(sc.Kind), In: string(sc.In), ParamName: OneLine(sc.ParamName), Env: sc.Env, EnvUser: sc.EnvUser})
-	}
-	for _, cv := range api.Context {
-		s.API.Context = append(s.API.Context, mcpkit.ContextValue{Name: cv.Name, Header: cv.Header, Claim: cv.Claim, Env: cv.Env})
-	}
-	for _, ts := range api.Toolsets {
-		s.API.Toolsets = append(s.API.Toolsets, mcpkit.Toolset{Name: ts.Name, Description: ts.Description, Default: ts.Default})
-	}
+	s := &Server{API: OfAPI(api)}
 	// Each tool is lowered on its own, on every core, into its place.
 	if len(api.Tools) > 0 {
 		s.Tools = make([]*Tool, len(api.Tools))
@@ -119,6 +104,27 @@ func Of(api *ir.API) *Server {
 	texts := &schemaTexts{m: map[string]string{}}
 	parallel.For(len(api.Tools), func(i int) { s.Tools[i] = ofTool(api.Tools[i], texts) })
 	return s
+}
+
+// OfAPI lowers what api says of the whole server, not its tools.
+func OfAPI(api *ir.API) mcpkit.API {
+	a := mcpkit.API{
+		Name: OneLine(api.Name), Title: OneLine(api.Title), Version: api.Version, Instructions: api.Instructions,
+		EnvPrefix: OneLine(api.EnvPrefix), Messages: api.Messages,
+	}
+	if len(api.Servers) > 0 {
+		a.DefaultBaseURL = OneLine(api.Servers[0])
+	}
+	for _, sc := range api.Security {
+		a.Schemes = append(a.Schemes, mcpkit.Scheme{Name: sc.Name, Kind: mcpkit.SchemeKind(sc.Kind), In: string(sc.In), ParamName: OneLine(sc.ParamName), Env: sc.Env, EnvUser: sc.EnvUser})
+	}
+	for _, cv := range api.Context {
+		a.Context = append(a.Context, mcpkit.ContextValue{Name: cv.Name, Header: cv.Header, Claim: cv.Claim, Env: cv.Env})
+	}
+	for _, ts := range api.Toolsets {
+		a.Toolsets = append(a.Toolsets, mcpkit.Toolset{Name: ts.Name, Description: ts.Description, Default: ts.Default})
+	}
+	return a
 }
 
 // OfTool lowers one tool.

@@ -24,7 +24,7 @@ func RenderWhole(api *ir.API, opts Options) ([]File, error) {
 		}
 		if o.items != nil {
 			for _, part := range o.items.parts(1 << 62) {
-				if err := tmpl.ExecuteTemplate(&src, o.tmpl+" items", part); err != nil {
+				if err := tmpl.ExecuteTemplate(&src, o.tmpl+" items", part()); err != nil {
 					return nil, err
 				}
 			}

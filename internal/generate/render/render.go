@@ -53,13 +53,13 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 	type job struct {
 		out   int
 		tmpl  string
-		data  any
+		data  func() any
 		piece []byte
 		err   error
 	}
 	var jobs []*job
 	for i, o := range outputs {
-		jobs = append(jobs, &job{out: i, tmpl: o.tmpl, data: v})
+		jobs = append(jobs, &job{out: i, tmpl: o.tmpl, data: func() any { return v }})
 		if o.items != nil {
 			for _, part := range o.items.parts(partSize) {
 				jobs = append(jobs, &job{out: i, tmpl: o.tmpl + " items", data: part})
@@ -69,12 +69,13 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 	parallel.For(len(jobs), func(i int) {
 		j := jobs[i]
 		var src bytes.Buffer
-		if err := tmpl.ExecuteTemplate(&src, j.tmpl, j.data); err != nil {
+		data := j.data()
+		if err := tmpl.ExecuteTemplate(&src, j.tmpl, data); err != nil {
 			j.err = fmt.Errorf("rendering %s: %w", outputs[j.out].path, err)
 			return
 		}
 		var piece []byte
-		if j.data == v {
+		if data == any(v) {
 			piece, j.err = formatHead(outputs[j.out].path, src.Bytes())
 		} else {
 			piece, j.err = formatPart(outputs[j.out].path, src.Bytes())
@@ -128,8 +129,8 @@ type output struct {
 func (v *view) outputs(opts Options) ([]output, error) {
 	outputs := []output{
 		{path: "server.go", tmpl: "server.go.tmpl"},
-		{path: "tools.go", tmpl: "tools.go.tmpl", items: listOf(v.Tools, toolView.size)},
-		{path: "schemas.go", tmpl: "schemas.go.tmpl", items: listOf(v.Schemas, schemaConst.size)},
+		{path: "tools.go", tmpl: "tools.go.tmpl", items: listOf(v.Tools, toolView.size, printTools)},
+		{path: "schemas.go", tmpl: "schemas.go.tmpl", items: listOf(v.Tools, toolView.schemasSize, schemaConsts)},
 	}
 	if opts.Main {
 		if opts.Package == "main" {
@@ -144,21 +145,24 @@ func (v *view) outputs(opts Options) ([]output, error) {
 	return outputs, nil
 }
 
-// list is the list a file ends in, cut into parts.
+// list is the list a file ends in, cut into parts; each part is made into
+// what its template ranges over when its job runs.
 type list struct {
-	parts func(size int) []any
+	parts func(size int) []func() any
 }
 
 // listOf cuts items into parts of about size bytes (an item larger than
-// that is a part of its own), measured by each item's size.
-func listOf[T any](items []T, sizeOf func(T) int) *list {
-	return &list{parts: func(size int) []any {
-		var parts []any
+// that is a part of its own), measured by each item's size; data makes a
+// part into what the template ranges over.
+func listOf[T any](items []T, sizeOf func(T) int, data func([]T) any) *list {
+	return &list{parts: func(size int) []func() any {
+		var parts []func() any
 		start, n := 0, 0
 		for i, it := range items {
 			n += sizeOf(it)
 			if n >= size || i == len(items)-1 {
-				parts = append(parts, items[start:i+1])
+				part := items[start : i+1]
+				parts = append(parts, func() any { return data(part) })
 				start, n = i+1, 0
 			}
 		}

@@ -17,6 +17,8 @@ import (
 // schemaConst is one schema constant of schemas.go.
 type schemaConst struct {
 	Name string
+	// field is the field of the tool's definition that names it.
+	field string
 	// Tool and Kind ("inputSchema", "outputSchema") say whose it is.
 	Tool, Kind string
 	// JSON is the schema as the generator wrote it (compact).
@@ -233,4 +235,3 @@ func rawSafe(r rune, size int) bool {
 }
 
 // size is about how many bytes of schemas.go the constant takes.
-func (sc schemaConst) size() int { return len(sc.JSON) }

@@ -4,19 +4,22 @@ import (
 	"fmt"
 	"go/token"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/tailormcp/tailor/internal/generate/ir"
 	"github.com/tailormcp/tailor/internal/generate/lower"
-	"github.com/tailormcp/tailor/internal/parallel"
 	"github.com/tailormcp/tailor/mcpkit"
 )
 
 // view is the data every template sees: the lowered server (what the
 // runtime uses), the identifiers it is declared under, and the statements
-// of its handlers printed as Go.
+// of its handlers printed as Go. A tool is lowered and printed only by the
+// job that renders its part of tools.go (toolView.print), and dropped with
+// it: at 50,000 operations the printed tools are ~150 MB, which held
+// beside the formatted pieces through all of rendering was its peak.
 type view struct {
 	Package       string
 	ImportPath    string
@@ -33,9 +36,8 @@ type view struct {
 	API         mcpkit.API
 	TitleOrName string
 	Schemes     []schemeView
-	Tools       []toolView
-	// Schemas are the tools' schemas, in tool order.
-	Schemas []schemaConst
+	// Tools are the tools' identifiers, in tool order, not yet printed.
+	Tools []toolView
 	// Messages is the server's message overrides as a Go expression.
 	Messages string
 }
@@ -48,7 +50,8 @@ type schemeView struct {
 // toolView is one tool: its lowered value printed as a Go literal (Def),
 // and its handler.
 type toolView struct {
-	*lower.Tool
+	*lower.Tool     // nil until printed
+	ir              *ir.Tool
 	DefVar, Handler string
 	// Literal is the *mcpkit.Tool value printed as Go.
 	Literal string
@@ -80,49 +83,80 @@ type requestView struct {
 }
 
 func newView(api *ir.API, opts Options) *view {
-	srv := lower.Of(api)
 	v := &view{
 		Package: opts.Package, ImportPath: opts.ImportPath, SamePackage: opts.Package == "main",
 		ToolVersion: opts.ToolVersion, SpecPath: lower.OneLine(api.Source.SpecPath), SpecSHA256: api.Source.SpecSHA256,
 		SpecInputs: api.Source.SpecInputs, InputsSHA256: api.Source.SpecInputsSHA256,
 		OverlayPath: lower.OneLine(api.Source.OverlayPath), OverlaySHA256: api.Source.OverlaySHA256,
-		API: srv.API, Messages: stringMap(srv.API.Messages),
+		API: lower.OfAPI(api), Messages: stringMap(api.Messages),
 	}
 	v.TitleOrName = v.API.Title
 	if v.TitleOrName == "" {
 		v.TitleOrName = v.API.Name
 	}
-	for _, s := range srv.API.Schemes {
+	for _, s := range v.API.Schemes {
 		k := map[mcpkit.SchemeKind]string{mcpkit.Bearer: "Bearer", mcpkit.Basic: "Basic", mcpkit.APIKey: "APIKey"}[s.Kind]
 		v.Schemes = append(v.Schemes, schemeView{Scheme: s, KindConst: k})
 	}
 	// Identifiers are handed out in tool order; the rest of each tool's
-	// view is its own, printed on every core.
+	// view is its own, printed when its part is rendered.
 	idents := newIdents()
-	v.Tools = make([]toolView, len(srv.Tools))
-	for i, t := range srv.Tools {
-		base := idents.take(camel(t.Def.Name))
-		tv := toolView{Tool: t, Handler: base, DefVar: base + "Tool"}
-		for _, st := range t.Def.Steps {
+	v.Tools = make([]toolView, len(api.Tools))
+	for i, t := range api.Tools {
+		base := idents.take(camel(t.Name))
+		tv := toolView{ir: t, Handler: base, DefVar: base + "Tool"}
+		for _, st := range t.Steps {
 			tv.Steps = append(tv.Steps, &requestView{Name: st.Name, Func: idents.take(base + strings.ToUpper(st.Name[:1]) + camel(st.Name)[1:])})
 		}
-		for _, st := range t.Def.Reads {
+		for _, st := range t.Reads {
 			tv.Reads = append(tv.Reads, &requestView{Name: st.Name, Func: idents.take(base + "Read" + strings.ToUpper(st.Name[:1]) + camel(st.Name)[1:])})
 		}
 		v.Tools[i] = tv
 	}
-	schemas := make([][]schemaConst, len(v.Tools))
-	parallel.For(len(v.Tools), func(i int) { schemas[i] = v.Tools[i].print() })
-	for _, scs := range schemas {
-		v.Schemas = append(v.Schemas, scs...)
-	}
 	return v
 }
 
-// print fills in the tool's request views and its definition printed as
-// Go, and returns its schemas' constants (their literals not yet held).
-func (tv *toolView) print() []schemaConst {
-	t := tv.Tool
+// printTools is a part of tools.go's list: its tools lowered and printed.
+func printTools(part []toolView) any {
+	out := make([]toolView, len(part))
+	for i, tv := range part {
+		tv.print()
+		out[i] = tv
+	}
+	return out
+}
+
+// schemaConsts is a part of schemas.go's list: its tools' schemas.
+func schemaConsts(part []toolView) any {
+	var out []schemaConst
+	for _, tv := range part {
+		out = append(out, tv.schemaConsts()...)
+	}
+	return out
+}
+
+// schemaConsts are the tool's schemas' constants, in the order the tool's
+// definition names them.
+func (tv *toolView) schemaConsts() []schemaConst {
+	t := tv.ir
+	var consts []schemaConst
+	for _, sc := range []struct {
+		field, kind string
+		text        []byte
+	}{{"InputSchema", "inputSchema", t.InputSchema}, {"StrictSchema", "listed inputSchema (strict form)", t.StrictSchema}, {"OutputSchema", "outputSchema", t.OutputSchema}} {
+		if len(sc.text) > 0 {
+			consts = append(consts, schemaConst{Name: tv.Handler + sc.field, field: sc.field, Tool: t.Name, Kind: sc.kind, JSON: string(sc.text)})
+		}
+	}
+	return consts
+}
+
+// print lowers the tool and fills in its request views and its definition
+// printed as Go. tv is a copy of the view's, its own from here on.
+func (tv *toolView) print() {
+	t := lower.OfTool(tv.ir)
+	tv.Tool = t
+	tv.Steps, tv.Reads = slices.Clone(tv.Steps), slices.Clone(tv.Reads)
 	if t.Request != nil {
 		tv.Request = newRequestView(t.Request)
 	}
@@ -139,15 +173,9 @@ func (tv *toolView) print() []schemaConst {
 	for _, call := range t.Confirm {
 		tv.ConfirmCalls = append(tv.ConfirmCalls, confirmCallView{Method: call.Method(), Comment: confirmComment(call, t.Def.Approval != nil)})
 	}
-	var consts []schemaConst
 	names := map[string]string{}
-	for _, sc := range []struct{ field, kind, text string }{{"InputSchema", "inputSchema", t.Def.InputSchema}, {"StrictSchema", "listed inputSchema (strict form)", t.Def.StrictSchema}, {"OutputSchema", "outputSchema", t.Def.OutputSchema}} {
-		if sc.text == "" {
-			continue
-		}
-		name := tv.Handler + sc.field
-		names[sc.field] = name
-		consts = append(consts, schemaConst{Name: name, Tool: t.Def.Name, Kind: sc.kind, JSON: sc.text})
+	for _, sc := range tv.schemaConsts() {
+		names[sc.field] = sc.Name
 	}
 	p := goValue{custom: func(path string, f reflect.Value) (string, bool) {
 		switch {
@@ -164,7 +192,6 @@ func (tv *toolView) print() []schemaConst {
 		return "", false
 	}}
 	tv.Literal = p.print(t.Def)
-	return consts
 }
 
 // confirmComment says what a confirm tool's call on its quote does.
@@ -343,4 +370,9 @@ func stringMap(d map[string]string) string {
 }
 
 // size is about how many bytes of tools.go the tool's declarations take.
-func (tv toolView) size() int { return len(tv.Literal) + 512 }
+func (tv toolView) size() int { return len(tv.ir.Description) + 1024 }
+
+// schemasSize is about how many bytes of schemas.go the tool's schemas take.
+func (tv toolView) schemasSize() int {
+	return len(tv.ir.InputSchema) + len(tv.ir.StrictSchema) + len(tv.ir.OutputSchema)
+}
