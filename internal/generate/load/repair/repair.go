@@ -50,7 +50,6 @@ type Result struct {
 type repairer struct {
 	*specfile.Set
 	root     *specfile.File
-	specPath string
 	version  string
 	v2, v31  bool
 	strict   bool
@@ -124,7 +123,7 @@ func (c ctx) child(key string) ctx {
 // repair under --strict, or a spec of which no operation could be read.
 func Run(specPath string, data []byte, loc *url.URL, v2 bool, version string, fetch *specfile.Reader, strict bool) (*Result, error) {
 	r := &repairer{
-		specPath: specPath, version: version, v2: v2, strict: strict,
+		version: version, v2: v2, strict: strict,
 		v31:  !v2 && !strings.HasPrefix(version, "3.0"),
 		done: map[visit]*failure{}, defsScopes: map[*yaml.Node]bool{}, outside: map[string]bool{},
 	}
@@ -499,7 +498,7 @@ func (r *repairer) unresolved(pos diag.Pos, ref string, err error) *failure {
 func (r *repairer) scrub(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return fmt.Sprintf("cannot read %s: %v", specfile.DisplayPath(filepath.Clean(pe.Path), r.specPath), pe.Err)
+		return fmt.Sprintf("cannot read %s: %v", specfile.DisplayPath(filepath.Clean(pe.Path), r.SpecPath()), pe.Err)
 	}
 	return err.Error()
 }

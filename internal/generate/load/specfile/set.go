@@ -36,6 +36,10 @@ func NewSet(reader *Reader, specPath string, root *File) *Set {
 	return &Set{reader: reader, specPath: specPath, ByKey: map[string]*File{root.Key: root}}
 }
 
+// SpecPath is the spec's path as the user gave it: what messages name the
+// other files relative to.
+func (s *Set) SpecPath() string { return s.specPath }
+
 // File is one file of the spec, as read and, once asked, parsed.
 type File struct {
 	Loc      *url.URL
