@@ -17,8 +17,6 @@ import (
 // schemaConst is one schema constant of schemas.go.
 type schemaConst struct {
 	Name string
-	// field is the field of the tool's definition that names it.
-	field string
 	// Tool and Kind ("inputSchema", "outputSchema") say whose it is.
 	Tool, Kind string
 	// JSON is the schema as the generator wrote it (compact).

@@ -135,17 +135,24 @@ func schemaConsts(part []toolView) any {
 	return out
 }
 
+// schemaFields are the fields of a tool's definition that name a schema
+// constant, in order, what each is, and where the IR holds its text.
+var schemaFields = []struct {
+	field, kind string
+	text        func(*ir.Tool) []byte
+}{
+	{"InputSchema", "inputSchema", func(t *ir.Tool) []byte { return t.InputSchema }},
+	{"StrictSchema", "listed inputSchema (strict form)", func(t *ir.Tool) []byte { return t.StrictSchema }},
+	{"OutputSchema", "outputSchema", func(t *ir.Tool) []byte { return t.OutputSchema }},
+}
+
 // schemaConsts are the tool's schemas' constants, in the order the tool's
 // definition names them.
 func (tv *toolView) schemaConsts() []schemaConst {
-	t := tv.ir
 	var consts []schemaConst
-	for _, sc := range []struct {
-		field, kind string
-		text        []byte
-	}{{"InputSchema", "inputSchema", t.InputSchema}, {"StrictSchema", "listed inputSchema (strict form)", t.StrictSchema}, {"OutputSchema", "outputSchema", t.OutputSchema}} {
-		if len(sc.text) > 0 {
-			consts = append(consts, schemaConst{Name: tv.Handler + sc.field, field: sc.field, Tool: t.Name, Kind: sc.kind, JSON: string(sc.text)})
+	for _, f := range schemaFields {
+		if text := f.text(tv.ir); len(text) > 0 {
+			consts = append(consts, schemaConst{Name: tv.Handler + f.field, Tool: tv.ir.Name, Kind: f.kind, JSON: string(text)})
 		}
 	}
 	return consts
@@ -174,8 +181,10 @@ func (tv *toolView) print() {
 		tv.ConfirmCalls = append(tv.ConfirmCalls, confirmCallView{Method: call.Method(), Comment: confirmComment(call, t.Def.Approval != nil)})
 	}
 	names := map[string]string{}
-	for _, sc := range tv.schemaConsts() {
-		names[sc.field] = sc.Name
+	for _, f := range schemaFields {
+		if len(f.text(tv.ir)) > 0 {
+			names[f.field] = tv.Handler + f.field
+		}
 	}
 	p := goValue{custom: func(path string, f reflect.Value) (string, bool) {
 		switch {
