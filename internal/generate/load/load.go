@@ -289,13 +289,17 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *specfile.Reade
 	}
 	loader.ReadFromURIFunc = rootFirst(location, data, read)
 	if kind != swagger2 {
-		if !origins && files == nil && specfile.LooksLikeJSON(data) {
+		if !origins && files == nil && specfile.LooksLikeJSON(data) && jsonDepth(data) <= maxJSONDecodeDepth {
 			// kin-openapi parses JSON with its YAML parser too, which queues
 			// a JSON document's every token before it builds the first node
 			// (sentry's 3.9 MB: 1 s of a 2.4 s generation). Its JSON decoder
 			// reads the same types from the same text, then the loader
 			// resolves the $refs as it would have. YAML in flow style that is
-			// not JSON fails the decoder and is read as before.
+			// not JSON fails the decoder and is read as before. The decoder
+			// checks and reads each schema's text again for every schema
+			// around it, so a deeply nested one costs the square of its depth
+			// (20 operations of 6,000 levels: 3 minutes and 2.8 GB): past
+			// maxJSONDecodeDepth the YAML parser, linear, reads it.
 			doc := &openapi3.T{}
 			if json.Unmarshal(data, doc) == nil {
 				return doc, loader.ResolveRefsIn(doc, location)
@@ -308,6 +312,30 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *specfile.Reade
 		l.Layout = layout
 	}
 	return doc, err
+}
+
+// maxJSONDecodeDepth is how deeply a JSON spec's values may nest for its
+// JSON decode (loadDoc); real specs nest a few dozen levels.
+const maxJSONDecodeDepth = 128
+
+// jsonDepth is how deeply the arrays and objects of a JSON text nest.
+func jsonDepth(data []byte) int {
+	depth, most, inString := 0, 0, false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case inString && c == '\\':
+			i++ // the escaped character, a quote maybe
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			most = max(most, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return most
 }
 
 // hasExternalRefs reports whether the spec's text has a $ref to another
