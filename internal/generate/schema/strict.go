@@ -1,14 +1,13 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	sjson "github.com/segmentio/encoding/json"
 )
 
 // Strict mode. The clients people use hand a tool's inputSchema to their
@@ -214,10 +213,14 @@ func (d *lazyDefs) get(name string) any {
 }
 
 // decodeValue decodes a generated schema's value with numbers as
-// json.Number, as Decode does, its strings left in place (Unmarshal).
+// json.Number, as Decode does. encoding/json, not segmentio: decoding into
+// any, segmentio's cost grows with the square of the nesting (10,000
+// levels: 1.6 s against 0.4 ms).
 func decodeValue(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var v any
-	_, err := sjson.Parse(raw, &v, sjson.UseNumber|sjson.ZeroCopy)
+	err := dec.Decode(&v)
 	return v, err
 }
 
