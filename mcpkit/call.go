@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tailormcp/tailor/internal/jsonv"
 	"github.com/tailormcp/tailor/mcpkit/internal/redact"
 )
 
@@ -96,7 +97,7 @@ func (k *Runtime) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool
 		c.argsPreview = string(raw[:min(len(raw), 200)])
 		return c, errorResult(c.say("arguments_too_large", M{"size": byteSize(len(raw)), "limit": byteSize(k.cfg.MaxArgumentBytes)}))
 	}
-	if jsonDepth(raw) > k.cfg.MaxArgumentDepth {
+	if jsonv.Depth(raw) > k.cfg.MaxArgumentDepth {
 		c.argsPreview = string(raw[:min(len(raw), 200)])
 		return c, errorResult(c.say("arguments_too_deep", M{"limit": k.cfg.MaxArgumentDepth}))
 	}
@@ -128,34 +129,6 @@ func (k *Runtime) newCall(ctx context.Context, req *mcp.CallToolRequest, t *Tool
 		return c, errorResult(c.say("arguments_invalid", M{"problems": strings.Join(problems, "; ")}))
 	}
 	return c, nil
-}
-
-// jsonDepth is the deepest nesting of arrays and objects in a JSON text,
-// counted without decoding it (strings are skipped).
-func jsonDepth(b []byte) int {
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, ch := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case ch == '\\':
-				escaped = true
-			case ch == '"':
-				inString = false
-			}
-		case ch == '"':
-			inString = true
-		case ch == '{' || ch == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case ch == '}' || ch == ']':
-			depth--
-		}
-	}
-	return deepest
 }
 
 func anyMap(m map[string]any) any { return m }

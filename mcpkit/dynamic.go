@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // Dynamic mode (--dynamic): a session starts with a few small meta-tools
@@ -160,7 +161,7 @@ func (k *Runtime) metaArgs(t *Tool, req *mcp.CallToolRequest) (map[string]any, *
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}
-	if len(raw) > k.cfg.MaxArgumentBytes || jsonDepth(raw) > k.cfg.MaxArgumentDepth {
+	if len(raw) > k.cfg.MaxArgumentBytes || jsonv.Depth(raw) > k.cfg.MaxArgumentDepth {
 		return nil, errorResult(k.render("arguments_too_large", t.Name, nil, M{"size": byteSize(len(raw)), "limit": byteSize(k.cfg.MaxArgumentBytes)}))
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

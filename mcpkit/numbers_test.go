@@ -67,14 +67,3 @@ func TestTemplateComparisonErrors(t *testing.T) {
 		}
 	}
 }
-
-func TestJSONDepth(t *testing.T) {
-	for in, want := range map[string]int{
-		`{}`: 1, `{"a":[1,{"b":"[[[["}]}`: 3, `"x"`: 0, `{"a":"\"{"}`: 1,
-		strings.Repeat("[", 100) + strings.Repeat("]", 100): 100,
-	} {
-		if got := jsonDepth([]byte(in)); got != want {
-			t.Errorf("%s: %d, want %d", in, got, want)
-		}
-	}
-}

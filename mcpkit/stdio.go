@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // Limits of one stdio frame (a line of JSON-RPC).
@@ -353,7 +354,7 @@ func (f *frameFilter) check(frame []byte) (msgs []jsonrpc.Message, ok bool) {
 		f.refuse(nil, jsonrpc.CodeParseError, "frame_not_json", nil)
 		return nil, false
 	}
-	if d := jsonDepth(frame); d > maxFrameDepth {
+	if d := jsonv.Depth(frame); d > maxFrameDepth {
 		f.refuse(topLevelID(frame), jsonrpc.CodeInvalidRequest, "frame_too_deep", M{"depth": d, "limit": maxFrameDepth})
 		return nil, false
 	}

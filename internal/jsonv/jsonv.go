@@ -60,3 +60,31 @@ func Text(v any) string {
 	}
 	return strings.TrimRight(buf.String(), "\n")
 }
+
+// Depth is the deepest nesting of arrays and objects in a JSON text,
+// counted without decoding it (strings are skipped).
+func Depth(b []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, ch := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case ch == '\\':
+				escaped = true
+			case ch == '"':
+				inString = false
+			}
+		case ch == '"':
+			inString = true
+		case ch == '{' || ch == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case ch == '}' || ch == ']':
+			depth--
+		}
+	}
+	return deepest
+}

@@ -39,6 +39,7 @@ import (
 	"github.com/tailormcp/tailor/internal/generate/load/specfile"
 	"github.com/tailormcp/tailor/internal/generate/overlay"
 	"github.com/tailormcp/tailor/internal/generate/patch"
+	"github.com/tailormcp/tailor/internal/jsonv"
 )
 
 // Options tunes loading.
@@ -289,7 +290,7 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *specfile.Reade
 	}
 	loader.ReadFromURIFunc = rootFirst(location, data, read)
 	if kind != swagger2 {
-		if !origins && files == nil && specfile.LooksLikeJSON(data) && jsonDepth(data) <= maxJSONDecodeDepth {
+		if !origins && files == nil && specfile.LooksLikeJSON(data) && jsonv.Depth(data) <= maxJSONDecodeDepth {
 			// kin-openapi parses JSON with its YAML parser too, which queues
 			// a JSON document's every token before it builds the first node
 			// (sentry's 3.9 MB: 1 s of a 2.4 s generation). Its JSON decoder
@@ -317,26 +318,6 @@ func loadDoc(kind docKind, data []byte, location *url.URL, fetch *specfile.Reade
 // maxJSONDecodeDepth is how deeply a JSON spec's values may nest for its
 // JSON decode (loadDoc); real specs nest a few dozen levels.
 const maxJSONDecodeDepth = 128
-
-// jsonDepth is how deeply the arrays and objects of a JSON text nest.
-func jsonDepth(data []byte) int {
-	depth, most, inString := 0, 0, false
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; {
-		case inString && c == '\\':
-			i++ // the escaped character, a quote maybe
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{' || c == '[':
-			depth++
-			most = max(most, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return most
-}
 
 // hasExternalRefs reports whether the spec's text has a $ref to another
 // file (or URL), without parsing it: a "$ref" key (a quote, then a colon,
