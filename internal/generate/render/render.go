@@ -53,13 +53,14 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 	type job struct {
 		out   int
 		tmpl  string
+		head  bool // the file's template, not a part of its list
 		data  func() any
 		piece []byte
 		err   error
 	}
 	var jobs []*job
 	for i, o := range outputs {
-		jobs = append(jobs, &job{out: i, tmpl: o.tmpl, data: func() any { return v }})
+		jobs = append(jobs, &job{out: i, tmpl: o.tmpl, head: true, data: func() any { return v }})
 		if o.items != nil {
 			for _, part := range o.items.parts(partSize) {
 				jobs = append(jobs, &job{out: i, tmpl: o.tmpl + " items", data: part})
@@ -69,13 +70,12 @@ func Render(api *ir.API, opts Options) ([]File, error) {
 	parallel.For(len(jobs), func(i int) {
 		j := jobs[i]
 		var src bytes.Buffer
-		data := j.data()
-		if err := tmpl.ExecuteTemplate(&src, j.tmpl, data); err != nil {
+		if err := tmpl.ExecuteTemplate(&src, j.tmpl, j.data()); err != nil {
 			j.err = fmt.Errorf("rendering %s: %w", outputs[j.out].path, err)
 			return
 		}
 		var piece []byte
-		if data == any(v) {
+		if j.head {
 			piece, j.err = formatHead(outputs[j.out].path, src.Bytes())
 		} else {
 			piece, j.err = formatPart(outputs[j.out].path, src.Bytes())
