@@ -38,13 +38,25 @@ func schemaTexts(t *testing.T) []string {
 }
 
 // TestSchemaLiteral: appendSchemaLiteral writes what json.Indent and
-// appendRawLiteral write apart.
+// appendRawLiteral write apart, with indentation capped at maxIndent.
 func TestSchemaLiteral(t *testing.T) {
-	for _, s := range append(schemaTexts(t), `{"a": 1}`, `{"a":`, `}{`, `{]`, "{\"a\":\"`x`\\\"``\u00e9\ufeff\u0085\xff\x7f\"}") {
+	deep := `"x"`
+	for range maxIndent + 3 {
+		deep = `{"a":[` + deep + `,1]}`
+	}
+	for _, s := range append(schemaTexts(t), `{"a": 1}`, `{"a":`, `}{`, `{]`, "{\"a\":\"`x`\\\"``\u00e9\ufeff\u0085\xff\x7f\"}", deep) {
 		var want bytes.Buffer
 		if err := json.Indent(&want, []byte(s), "", "\t"); err != nil {
 			want.Reset()
 			want.WriteString(s)
+		} else {
+			capped := strings.Split(want.String(), "\n")
+			for i, line := range capped {
+				text := strings.TrimLeft(line, "\t")
+				capped[i] = strings.Repeat("\t", min(len(line)-len(text), maxIndent)) + text
+			}
+			want.Reset()
+			want.WriteString(strings.Join(capped, "\n"))
 		}
 		prefix := []byte("const x = ")
 		prefix = prefix[:len(prefix):len(prefix)] // each append its own copy
@@ -52,6 +64,29 @@ func TestSchemaLiteral(t *testing.T) {
 		if want := appendRawLiteral(prefix, want.String()); !bytes.Equal(have, want) {
 			t.Errorf("appendSchemaLiteral(%.60q) = %.80q, want %.80q", s, have, want)
 		}
+	}
+}
+
+// TestSchemaLiteralGrowsLinearly: a schema nested thousands of levels deep
+// (a hostile or generated spec) is printed in about its own size times the
+// deepest indentation, not its depth squared, and reads back as the same
+// JSON.
+func TestSchemaLiteralGrowsLinearly(t *testing.T) {
+	const levels = 4000
+	deep := strings.Repeat(`{"type":"object","properties":{"a":`, levels) + `{"type":"string"}` + strings.Repeat(`}}`, levels)
+	have := appendSchemaLiteral(nil, deep)
+	// A tab a level, it would be about 540 times its size; at most 64 tabs a
+	// line, it is about 10 times.
+	if limit := 16 * len(deep); len(have) > limit {
+		t.Fatalf("a schema %d levels deep (%d bytes) printed in %d bytes, want at most %d", levels, len(deep), len(have), limit)
+	}
+	text, ok := strings.CutPrefix(string(have), "`")
+	if text, ok = strings.CutSuffix(text, "`"); !ok {
+		t.Fatalf("not one raw string: %.80q", have)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(text)); err != nil || compact.String() != deep {
+		t.Fatalf("the constant does not read back as the schema (%v)", err)
 	}
 }
 
