@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -97,6 +98,74 @@ func TestStrictAllOfMerged(t *testing.T) {
 	}
 	if prop(pet, "bark")["type"] != "boolean" || prop(pet, "name")["type"] != "string" {
 		t.Errorf("pet = %s", compact(pet))
+	}
+}
+
+// TestMergerFoldsWithoutWritingItsInputs: folding schemas one after
+// another gives what merging them two at a time gives, and no input (a
+// shared $defs entry, say) is changed by what is merged into it.
+func TestMergerFoldsWithoutWritingItsInputs(t *testing.T) {
+	parts := []string{
+		`{"type":["object","null"],"properties":{"a":{"type":"string","description":"A."}},"required":["a","a"]}`,
+		`{"type":"object","properties":{"a":{"minLength":1,"description":"At least one."},"b":{"type":"integer"}},"required":["b","a"],"additionalProperties":false}`,
+		`{"description":"Third.","properties":{"c":{"type":"number"}},"required":["c"],"additionalProperties":true}`,
+		`{"type":"object","required":[1,"d"]}`,
+	}
+	var inputs []map[string]any
+	for _, p := range parts {
+		m, err := Decode([]byte(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, m)
+	}
+	pairwise := inputs[0]
+	for _, m := range inputs[1:] {
+		pairwise = mergeSchemas(pairwise, m)
+	}
+	fold := merger{out: mergeSchemas(inputs[0], map[string]any{})}
+	for _, m := range inputs[1:] {
+		fold.add(m)
+	}
+	if have, want := compact(fold.out), compact(pairwise); have != want {
+		t.Errorf("fold = %s\npairwise = %s", have, want)
+	}
+	want := `{"additionalProperties":false,"description":"Third.","properties":{"a":{"description":"A. At least one.","minLength":1,"type":"string"},"b":{"type":"integer"},"c":{"type":"number"}},"required":["a","b","c","d"],"type":"object"}`
+	if have := compact(fold.out); have != want {
+		t.Errorf("fold = %s\nwant   %s", have, want)
+	}
+	for i, p := range parts {
+		var orig map[string]any
+		if err := json.Unmarshal([]byte(p), &orig); err != nil {
+			t.Fatal(err)
+		}
+		if compact(inputs[i]) != compact(orig) {
+			t.Errorf("input %d changed: %s, was %s", i, compact(inputs[i]), p)
+		}
+	}
+}
+
+// TestStrictAllOfGrowsLinearly: an allOf of n branches, each adding a
+// property, is merged in memory that grows with n, not n² (merging two
+// at a time copied all gathered so far for every branch).
+func TestStrictAllOfGrowsLinearly(t *testing.T) {
+	alloc := func(n int) uint64 {
+		branches := make([]string, n)
+		for i := range branches {
+			branches[i] = fmt.Sprintf(`{"type":"object","properties":{"p%d":{"type":"string"}},"required":["p%d"]}`, i, i)
+		}
+		full := []byte(`{"type":"object","properties":{"x":{"allOf":[` + strings.Join(branches, ",") + `]}}}`)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := ToStrict(full); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(500), alloc(4000)
+	if ratio := float64(large) / float64(small); ratio > 16 {
+		t.Errorf("8 times the branches allocated %.0f times the bytes (%d → %d)", ratio, small, large)
 	}
 }
 
