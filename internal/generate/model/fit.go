@@ -1,7 +1,7 @@
 package model
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -75,6 +75,10 @@ func fitNames(bases []string, budget int) []fitted {
 	}
 	// Suffixes: names that fit whole keep them first.
 	used := map[string]int{}
+	// next is where the search for a base's suffix starts: the smallest
+	// free one, when the bases alike came before it (a name repeated
+	// thousands of times tried every suffix taken before it).
+	next := map[string]int{}
 	for _, whole := range []bool{true, false} {
 		for i := range out {
 			if out[i].shortened == whole {
@@ -83,12 +87,23 @@ func fitNames(bases []string, budget int) []fitted {
 			name := out[i].name
 			if first, ok := used[name]; ok {
 				out[i].taken = first
-				for n := 2; ; n++ {
-					suffix := fmt.Sprintf("_%d", n)
+				// The suffixed name is the base's alone when no words
+				// are kept for it (keep); then the ones below next are
+				// taken.
+				key, n := "", 2
+				if len(keep[i]) == 0 {
+					key = bases[i]
+					n = max(n, next[key])
+				}
+				for ; ; n++ {
+					suffix := "_" + strconv.Itoa(n)
 					name = shortenKeeping(bases[i], budget-len(suffix), common, keep[i]) + suffix
 					if _, ok := used[name]; !ok {
 						break
 					}
+				}
+				if key != "" {
+					next[key] = n + 1
 				}
 			}
 			used[name] = i

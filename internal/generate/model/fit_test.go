@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -81,6 +83,39 @@ func TestFitNamesSuffix(t *testing.T) {
 		if want := fmt.Sprintf("_%d", i+2); !strings.HasSuffix(f.name, want) {
 			t.Errorf("%q: want suffix %s", f.name, want)
 		}
+	}
+}
+
+// TestFitNamesRepeated: a name thousands of operations share takes the
+// suffixes in order, past one a name that fits whole already holds, and
+// the search for each starts where the last one ended: the work grows
+// with the names, not their square (counted in bytes allocated).
+func TestFitNamesRepeated(t *testing.T) {
+	got := fitNames([]string{"same", "same_3", "same", "same", "same"}, 48)
+	var names []string
+	for _, f := range got {
+		names = append(names, f.name)
+	}
+	if want := "same same_3 same_2 same_4 same_5"; strings.Join(names, " ") != want {
+		t.Errorf("names %q, want %q", strings.Join(names, " "), want)
+	}
+	alloc := func(n int) uint64 {
+		bases := make([]string, n)
+		for i := range bases {
+			bases[i] = "same"
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got := fitNames(bases, 48)
+		runtime.ReadMemStats(&after)
+		if last := got[n-1].name; last != "same_"+strconv.Itoa(n) {
+			t.Fatalf("the last of %d is %q", n, last)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(1000), alloc(8000)
+	if ratio := float64(large) / float64(small); ratio > 16 {
+		t.Errorf("8 times the names allocated %.0f times the bytes (%d → %d)", ratio, small, large)
 	}
 }
 
