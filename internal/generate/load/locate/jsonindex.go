@@ -16,6 +16,9 @@ import (
 type jsonIndex struct {
 	data  []byte
 	nodes []jsonNode // nodes[0] is the document's value; the rest in document order
+	// byKey holds the members of the large objects place looked in, by
+	// key (keyed); the Locator's lock guards it.
+	byKey map[int32]map[string][]int32
 }
 
 // jsonNode is a value of the text: the document, a member of an object or
@@ -137,11 +140,24 @@ func (x *jsonIndex) keyIs(i int32, name string) bool {
 func (x *jsonIndex) place(toks []string) int32 {
 	best, depth := int32(0), 0
 	var walk func(n int32, d int)
+	visit := func(c int32, d int) {
+		if d+1 > depth || d+1 == depth && c > best {
+			best, depth = c, d+1
+		}
+		walk(c, d+1)
+	}
 	walk = func(n int32, d int) {
 		if d == len(toks) {
 			return
 		}
-		tok, i := toks[d], -1
+		tok := toks[d]
+		if x.nodes[n].kind == '{' && x.nodes[n].n >= bigObject {
+			for _, c := range x.keyed(n)[tok] {
+				visit(c, d)
+			}
+			return
+		}
+		i := -1
 		x.children(n, func(c int32) bool {
 			i++
 			switch x.nodes[n].kind {
@@ -154,13 +170,35 @@ func (x *jsonIndex) place(toks []string) int32 {
 					return true
 				}
 			}
-			if d+1 > depth || d+1 == depth && c > best {
-				best, depth = c, d+1
-			}
-			walk(c, d+1)
+			visit(c, d)
 			return true
 		})
 	}
 	walk(0, 0)
 	return best
+}
+
+// bigObject is how many members an object has before place finds a key
+// among them in a map (keyed) rather than by reading each: a warning for
+// each path of a spec with thousands of them read every path for each
+// (8,000: a second).
+const bigObject = 64
+
+// keyed is object n's members by key, each key's in order, made the first
+// time it is asked for.
+func (x *jsonIndex) keyed(n int32) map[string][]int32 {
+	if m, ok := x.byKey[n]; ok {
+		return m
+	}
+	m := make(map[string][]int32, x.nodes[n].n)
+	x.children(n, func(c int32) bool {
+		k := x.key(c)
+		m[k] = append(m[k], c)
+		return true
+	})
+	if x.byKey == nil {
+		x.byKey = map[int32]map[string][]int32{}
+	}
+	x.byKey[n] = m
+	return m
 }

@@ -114,19 +114,33 @@ func TestJSONIndexPlacesAsWritten(t *testing.T) {
 		"/nothing": "",
 		"":         "",
 	}
-	l := &Locator{path: "x.json", data: data}
-	want := map[string][]string{}
-	for p := range cases {
-		want[p] = l.tokens(p)
+	// The same text with the outer object made large enough that its keys
+	// are looked up in a map (bigObject): members added at its end move
+	// nothing before them.
+	padding := make([]string, bigObject)
+	for i := range padding {
+		padding[i] = `"p` + strconv.Itoa(i) + `":0`
 	}
-	found := l.findJSON(newJSONIndex(data), want)
-	for p, at := range cases {
-		got := ""
-		if pos, ok := found[p]; ok {
-			got = strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Col)
+	large := append(data[:len(data)-1:len(data)-1], []byte(","+strings.Join(padding, ",")+"}")...)
+	cases["/p63"] = "5:" + strconv.Itoa(bytes.LastIndex(large, []byte(`"p63"`))-bytes.LastIndexByte(large, '\n'))
+	for _, text := range [][]byte{data, large} {
+		l := &Locator{path: "x.json", data: text}
+		want := map[string][]string{}
+		for p := range cases {
+			want[p] = l.tokens(p)
 		}
-		if got != at {
-			t.Errorf("%q placed at %q, want %q", p, got, at)
+		found := l.findJSON(newJSONIndex(text), want)
+		for p, at := range cases {
+			if p == "/p63" && len(text) == len(data) {
+				at = ""
+			}
+			got := ""
+			if pos, ok := found[p]; ok {
+				got = strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Col)
+			}
+			if got != at {
+				t.Errorf("%d bytes: %q placed at %q, want %q", len(text), p, got, at)
+			}
 		}
 	}
 	for _, bad := range []string{`{"a":1} {}`, `{"a":[1}`, `{"a":1`, `]`, ``, `{"a":"\x"}`} {

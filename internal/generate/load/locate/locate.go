@@ -130,6 +130,26 @@ func (l *Locator) walkYAML(want map[string][]string) map[string]diag.Pos {
 		return nil
 	}
 	out := map[string]diag.Pos{}
+	// A large mapping's keys are looked up in a map of them, made the
+	// first time (as in the JSON index's place).
+	keyed := map[*yaml.Node]map[string]int{}
+	keyIndex := func(n *yaml.Node, key string) int {
+		if len(n.Content) < 2*bigObject {
+			return specfile.KeyIndex(n, key)
+		}
+		m, ok := keyed[n]
+		if !ok {
+			m = make(map[string]int, len(n.Content)/2)
+			for j := len(n.Content)&^1 - 2; j >= 0; j -= 2 {
+				m[n.Content[j].Value] = j // the first of a key written twice, as KeyIndex
+			}
+			keyed[n] = m
+		}
+		if j, ok := m[key]; ok {
+			return j
+		}
+		return -1
+	}
 	for ptr, toks := range want {
 		f, n := root, root.Doc.Content[0]
 		var at *yaml.Node
@@ -142,7 +162,7 @@ func (l *Locator) walkYAML(want map[string][]string) map[string]diag.Pos {
 			var next, key *yaml.Node
 			switch n.Kind {
 			case yaml.MappingNode:
-				if j := specfile.KeyIndex(n, toks[i]); j >= 0 {
+				if j := keyIndex(n, toks[i]); j >= 0 {
 					key, next = n.Content[j], n.Content[j+1]
 				} else if _, ref := specfile.RefOf(n); ref != nil {
 					t, holder, _, err := l.files.Resolve(f, ref.Value)
