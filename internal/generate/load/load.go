@@ -507,9 +507,8 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic) {
 	if err == nil {
 		return nil
 	}
-	var me openapi3.MultiError
 	errs := []error{err}
-	if errors.As(err, &me) {
+	if me, ok := err.(openapi3.MultiError); ok {
 		errs = flattenMulti(me)
 	}
 	seen := map[string]bool{}
@@ -562,11 +561,14 @@ func validationPos(path string, doc *openapi3.T, msg string) (diag.Pos, string) 
 	return diag.Pos{File: specfile.DisplayPath(o.Key.File, path), Line: o.Key.Line, Col: o.Key.Column}, ""
 }
 
+// flattenMulti lists the errors of me and of the lists it holds. A list
+// inside an error's chain stays there: the error around it says where
+// (a 3.1 schema's "invalid paths: invalid path /x: invalid operation
+// POST: invalid default: …" holds the list of what its schema check found).
 func flattenMulti(me openapi3.MultiError) []error {
 	var out []error
 	for _, e := range me {
-		var inner openapi3.MultiError
-		if errors.As(e, &inner) {
+		if inner, ok := e.(openapi3.MultiError); ok {
 			out = append(out, flattenMulti(inner)...)
 			continue
 		}
