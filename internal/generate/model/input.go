@@ -83,6 +83,10 @@ func (in *input) addParam(call *ir.Call, p *openapi3.Parameter) {
 		in.b.diags.Warnf(in.pos, in.ptr, "parameter %q has unknown location %q; left out", p.Name, p.In)
 		return
 	}
+	if p.Name == "" {
+		in.b.diags.Warnf(in.pos, in.ptr, "a %s parameter without a name; left out (nothing could say where its value goes)", loc)
+		return
+	}
 	param := &ir.Param{Name: p.Name, In: loc, Required: p.Required || loc == ir.InPath, AllowReserved: p.AllowReserved}
 	param.Style, param.Explode = paramStyle(p, loc)
 	sref := p.Schema
@@ -110,6 +114,9 @@ func (in *input) addParam(call *ir.Call, p *openapi3.Parameter) {
 			// one value is still sent: APIs version their media types.
 			if single && strings.EqualFold(p.Name, "accept") {
 				call.Params = append(call.Params, param)
+			}
+			if strings.EqualFold(p.Name, "authorization") && len(in.security) == 0 {
+				in.b.diags.Warnf(in.pos, in.ptr, "header parameter %q is left out, as OpenAPI says: security schemes send credentials, and none applies to this operation, so the server sends none; declare one (components.securitySchemes and security, in the spec or with an overlay action)", p.Name)
 			}
 			return
 		}
