@@ -933,8 +933,8 @@ func mergeSchemas(a, b map[string]any) map[string]any {
 // two. It owns out, and the properties map and required list it built
 // there, and adds to them in place: n allOf branches cost n merges, where
 // merging two at a time copied everything gathered so far n times (6,000
-// branches: 4 s). What out held when the merger got it may be shared, and
-// is never written to.
+// branches: 4 s). The maps and lists out held when the merger got it may
+// be shared: they are copied before anything is added to them.
 type merger struct {
 	out      map[string]any
 	props    map[string]any // out["properties"], once built here
