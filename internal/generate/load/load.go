@@ -513,6 +513,9 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic) {
 	}
 	seen := map[string]bool{}
 	for _, e := range errs {
+		if disabledCheck(e) {
+			continue
+		}
 		// The first line says what is wrong; kin-openapi follows it with
 		// the schema and value as indented JSON, which is no warning line.
 		msg, _, _ := strings.Cut(strings.TrimSpace(e.Error()), "\n")
@@ -525,6 +528,22 @@ func validate(path string, doc *openapi3.T) (out []diag.Diagnostic) {
 			Message: "spec does not pass strict validation (generating anyway): " + msg})
 	}
 	return out
+}
+
+// disabledCheck reports whether e is an example or a default that breaks
+// its schema: checks validate turns off, which kin-openapi still makes for
+// an OpenAPI 3.1 document (where a 3.0 one gives nothing). The error is
+// found under the context that says where, above any list of errors.
+func disabledCheck(e error) bool {
+	for ; e != nil; e = errors.Unwrap(e) {
+		switch e.(type) {
+		case *openapi3.ExampleViolatesSchema, *openapi3.DefaultViolatesSchema:
+			return true
+		case openapi3.MultiError:
+			return false
+		}
+	}
+	return false
 }
 
 var (
