@@ -2,8 +2,11 @@ package schema
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -93,18 +96,25 @@ func (k *keywords) annotations() {
 	if s.Deprecated {
 		out["deprecated"] = true
 	}
-	if len(s.Enum) > 0 {
-		enum := append([]any(nil), s.Enum...)
+	// Allowed values of another type than the schema's could never be
+	// sent (an integer's enum written ["1", "2"], a const "c"): dropped,
+	// with a warning, as a default that does not fit is.
+	enum := k.enum()
+	if len(enum) > 0 {
 		if s.Nullable && !slices.ContainsFunc(enum, func(v any) bool { return v == nil }) {
 			enum = append(enum, nil)
 		}
 		out["enum"] = enum
 	}
 	if s.Const != nil {
-		out["const"] = s.Const
+		if ok, why := fits(s.Const, k.types, nil); ok {
+			out["const"] = s.Const
+		} else {
+			k.c.warnOnce(k.c.field(s, "const"), fmt.Sprintf("dropped const %s: %s", jsonv.Text(s.Const), why))
+		}
 	}
 	if s.Default != nil {
-		if ok, why := fits(s.Default, k.types, s.Enum); ok {
+		if ok, why := fits(s.Default, k.types, enum); ok {
 			out["default"] = s.Default
 		} else {
 			k.c.warnOnce(k.c.field(s, "default"), fmt.Sprintf("dropped default %s: %s", jsonv.Text(s.Default), why))
@@ -117,6 +127,80 @@ func (k *keywords) annotations() {
 	case s.Example != nil:
 		out["examples"] = []any{s.Example}
 	}
+}
+
+// enum is the schema's enum with each value of another type than the
+// schema's read as that type where its text says so (0 of a string's
+// enum as "0": YAML reads an unquoted 0 as a number; "1" of an integer's
+// as 1), and left out where it does not ("x" of an integer's); a null
+// stays (nullable says whether it is allowed). A warning says which.
+// Such a value could never be sent as it is written. nil when none is
+// left.
+func (k *keywords) enum() []any {
+	s := k.s
+	if len(s.Enum) == 0 {
+		return nil
+	}
+	enum := make([]any, 0, len(s.Enum)+1)
+	var read, dropped []string
+	for _, v := range s.Enum {
+		if ok, _ := fits(v, k.types, nil); ok || v == nil {
+			enum = append(enum, v)
+		} else if as, ok := asType(v, k.types); ok {
+			enum = append(enum, as)
+			read = append(read, jsonv.Text(v))
+		} else {
+			dropped = append(dropped, jsonv.Text(v))
+		}
+	}
+	types := strings.Join(k.types, " or ")
+	if len(read) > 0 {
+		k.c.warnOnce(k.c.field(s, "enum"), fmt.Sprintf("read enum %s as the schema's type, %s", values(read), types))
+	}
+	if len(dropped) > 0 {
+		k.c.warnOnce(k.c.field(s, "enum"), fmt.Sprintf("dropped enum %s: not of the schema's type, %s", values(dropped), types))
+	}
+	if len(enum) == 0 {
+		return nil
+	}
+	return enum
+}
+
+func values(texts []string) string {
+	if len(texts) == 1 {
+		return "value " + texts[0]
+	}
+	return "values " + strings.Join(texts, ", ")
+}
+
+// asType is scalar v as the first of types its text reads as: a number
+// or a boolean as its text for a string, a string that is a number for a
+// number or an integer, "true" or "false" for a boolean.
+func asType(v any, types []string) (any, bool) {
+	for _, t := range types {
+		switch x := v.(type) {
+		case string:
+			switch t {
+			case "integer":
+				if n, err := strconv.ParseInt(x, 10, 53); err == nil {
+					return float64(n), true
+				}
+			case "number":
+				if f, err := strconv.ParseFloat(x, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+					return f, true
+				}
+			case "boolean":
+				if b, err := strconv.ParseBool(x); err == nil && (x == "true" || x == "false") {
+					return b, true
+				}
+			}
+		case bool, float64, int, int32, int64, uint64:
+			if t == "string" {
+				return jsonv.Text(x), true
+			}
+		}
+	}
+	return nil, false
 }
 
 // numbers: bounds and multipleOf. OpenAPI 3.0 writes exclusiveMinimum as
