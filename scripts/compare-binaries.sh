@@ -2,7 +2,9 @@
 # Compares two tailor binaries on every spec of the shared corpus and its
 # wild/ folder: `tailor generate` (every file written, and stderr) and
 # `tailor lint --format json` (stdout and stderr) must be byte-identical.
-# Used to prove that a change of the loader changes no output.
+# Used to prove that a change of the loader changes no output. A generate
+# that fails fails the comparison: both binaries failing alike proves
+# nothing about their output.
 #
 #   scripts/compare-binaries.sh OLD NEW [CORPUS]
 set -u
@@ -35,13 +37,17 @@ for s in "${specs[@]}"; do
 		bin=$old
 		[ $v = new ] && bin=$new
 		mkdir -p "$work/$v/$pkg"
-		"$bin" generate "${args[@]}" --out "$work/$v/$pkg/out" --package "$pkg" --main --omit-version \
+		"$bin" generate "${args[@]}" --out "$work/$v/$pkg/out" --package "$pkg" --main --import-path "example.com/$pkg" --omit-version -q \
 			>"$work/$v/$pkg/generate.stdout" 2>"$work/$v/$pkg/generate.stderr"
 		echo "exit $?" >>"$work/$v/$pkg/generate.stderr"
 		"$bin" lint "${args[@]}" --format json >"$work/$v/$pkg/lint.stdout" 2>"$work/$v/$pkg/lint.stderr"
 		echo "exit $?" >>"$work/$v/$pkg/lint.stderr"
 	done
-	if diff -r "$work/old/$pkg" "$work/new/$pkg" >"$work/$pkg.diff"; then
+	if ! grep -q '^exit 0$' "$work/old/$pkg/generate.stderr"; then
+		echo "FAIL  $file: the old binary's generate failed"
+		tail -3 "$work/old/$pkg/generate.stderr"
+		fail=1
+	elif diff -r "$work/old/$pkg" "$work/new/$pkg" >"$work/$pkg.diff"; then
 		echo "same  $file"
 	else
 		echo "DIFF  $file"
