@@ -97,8 +97,9 @@ func (k *keywords) annotations() {
 		out["deprecated"] = true
 	}
 	// Allowed values of another type than the schema's could never be
-	// sent (an integer's enum written ["1", "2"], a const "c"): dropped,
-	// with a warning, as a default that does not fit is.
+	// sent as written: an enum's are read as the schema's type where they
+	// can be (enum), a const that does not fit is dropped with a warning,
+	// as a default is.
 	enum := k.enum()
 	if len(enum) > 0 {
 		if s.Nullable && !slices.ContainsFunc(enum, func(v any) bool { return v == nil }) {
@@ -155,10 +156,10 @@ func (k *keywords) enum() []any {
 	}
 	types := strings.Join(k.types, " or ")
 	if len(read) > 0 {
-		k.c.warnOnce(k.c.field(s, "enum"), fmt.Sprintf("read enum %s as the schema's type, %s", values(read), types))
+		k.c.warnOnce(k.c.field(s, "enum"), fmt.Sprintf("read enum %s as the schema's type, %s", enumValues(read), types))
 	}
 	if len(dropped) > 0 {
-		k.c.warnOnce(k.c.field(s, "enum"), fmt.Sprintf("dropped enum %s: not of the schema's type, %s", values(dropped), types))
+		k.c.warnOnce(k.c.field(s, "enum"), fmt.Sprintf("dropped enum %s: not of the schema's type, %s", enumValues(dropped), types))
 	}
 	if len(enum) == 0 {
 		return nil
@@ -166,7 +167,8 @@ func (k *keywords) enum() []any {
 	return enum
 }
 
-func values(texts []string) string {
+// enumValues names the values texts for a warning.
+func enumValues(texts []string) string {
 	if len(texts) == 1 {
 		return "value " + texts[0]
 	}
@@ -190,8 +192,8 @@ func asType(v any, types []string) (any, bool) {
 					return f, true
 				}
 			case "boolean":
-				if b, err := strconv.ParseBool(x); err == nil && (x == "true" || x == "false") {
-					return b, true
+				if x == "true" || x == "false" {
+					return x == "true", true
 				}
 			}
 		case bool, float64, int, int32, int64, uint64:
